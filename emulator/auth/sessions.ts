@@ -1,0 +1,93 @@
+/**
+ * Sessions and CSRF tokens (api-shapes §1.1): pre-login CSRF values valid for an hour, sessions that expire after
+ * an idle period, and a per-user cap. Tokens are random 32-byte values; nothing here is logged.
+ */
+import { randomBytes } from 'node:crypto';
+import { sessionLimit } from '../http/errors.ts';
+
+export interface Session {
+  token: string;
+  userName: string;
+  lastUsedMs: number;
+  /** Authenticated requests made with this session (fault profiles can expire a session after N). */
+  requests: number;
+}
+
+const CSRF_VALID_MS = 60 * 60 * 1000;
+
+export class SessionStore {
+  private readonly csrf = new Map<string, number>();
+  private readonly sessions = new Map<string, Session>();
+  private readonly now: () => number;
+  private readonly idleMs: number;
+  private readonly maxPerUser: number;
+
+  constructor(opts: { now: () => number; idleMs: number; maxPerUser: number }) {
+    this.now = opts.now;
+    this.idleMs = opts.idleMs;
+    this.maxPerUser = opts.maxPerUser;
+  }
+
+  static token(): string {
+    return randomBytes(32).toString('base64url');
+  }
+
+  issueCsrf(): string {
+    const t = SessionStore.token();
+    const now = this.now();
+    this.csrf.set(t, now);
+    // Keep the table bounded: drop values that can no longer be used.
+    if (this.csrf.size > 10_000) for (const [k, at] of this.csrf) if (now - at > CSRF_VALID_MS) this.csrf.delete(k);
+    return t;
+  }
+
+  /** True when [1] issued this value within the last hour. */
+  csrfUsable(value: string | undefined): boolean {
+    if (!value) return false;
+    const at = this.csrf.get(value);
+    return at !== undefined && this.now() - at <= CSRF_VALID_MS;
+  }
+
+  /** Signs in: ends `replacing` (a live session of the caller) first, then enforces the per-user cap. */
+  create(userName: string, replacing?: string): Session {
+    if (replacing) this.end(replacing);
+    if (this.liveSessionsOf(userName).length >= this.maxPerUser) throw sessionLimit(this.maxPerUser);
+    const s: Session = { token: SessionStore.token(), userName, lastUsedMs: this.now(), requests: 0 };
+    this.sessions.set(s.token, s);
+    return s;
+  }
+
+  /** The live session for a token, renewed; undefined when unknown, ended or idle too long. */
+  touch(token: string | undefined): Session | undefined {
+    const s = this.peek(token);
+    if (!s) return undefined;
+    s.lastUsedMs = this.now();
+    s.requests++;
+    return s;
+  }
+
+  peek(token: string | undefined): Session | undefined {
+    if (!token) return undefined;
+    const s = this.sessions.get(token);
+    if (!s) return undefined;
+    if (this.now() - s.lastUsedMs > this.idleMs) {
+      this.sessions.delete(token);
+      return undefined;
+    }
+    return s;
+  }
+
+  end(token: string): void {
+    this.sessions.delete(token);
+  }
+
+  endAll(userName: string): void {
+    for (const [t, s] of this.sessions) if (s.userName === userName) this.sessions.delete(t);
+  }
+
+  liveSessionsOf(userName: string): Session[] {
+    const out: Session[] = [];
+    for (const s of [...this.sessions.values()]) if (s.userName === userName && this.peek(s.token)) out.push(s);
+    return out;
+  }
+}

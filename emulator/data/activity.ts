@@ -1,0 +1,120 @@
+/**
+ * Facts derived from the activity bitset. Sessions and runtime of an active day come from a stateless hash of
+ * (client, day), so any range can be summed without storing per-day numbers, and every report sees the same values.
+ */
+import type { Day } from './dates.ts';
+import type { ProductData } from './model.ts';
+import { hash3 } from './rng.ts';
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
+}
+
+export function isActive(pd: ProductData, i: number, day: Day): boolean {
+  const bit = day - pd.firstDay;
+  if (bit < 0 || bit >= pd.words * 32) return false;
+  return (((pd.activity[i * pd.words + (bit >>> 5)] ?? 0) >>> (bit & 31)) & 1) === 1;
+}
+
+/** Active days of client i in [from, to] (inclusive), by popcount over whole words. */
+export function activeDaysBetween(pd: ProductData, i: number, from: Day, to: Day): number {
+  let a = Math.max(from, pd.installDay[i] ?? 0) - pd.firstDay;
+  const b = Math.min(to, pd.lastSeenDay[i] ?? 0) - pd.firstDay;
+  if (b < a) return 0;
+  if (a < 0) a = 0;
+  const base = i * pd.words;
+  const wa = a >>> 5;
+  const wb = b >>> 5;
+  const act = pd.activity;
+  if (wa === wb) {
+    const mask = ((0xffffffff >>> (31 - (b & 31))) & (0xffffffff << (a & 31))) >>> 0;
+    return popcount((act[base + wa] ?? 0) & mask);
+  }
+  let n = popcount((act[base + wa] ?? 0) & ((0xffffffff << (a & 31)) >>> 0));
+  for (let w = wa + 1; w < wb; w++) n += popcount(act[base + w] ?? 0);
+  n += popcount((act[base + wb] ?? 0) & (0xffffffff >>> (31 - (b & 31))));
+  return n;
+}
+
+/** True when client i has at least one active day in [from, to]. */
+export function activeBetween(pd: ProductData, i: number, from: Day, to: Day): boolean {
+  if ((pd.lastSeenDay[i] ?? 0) < from || (pd.installDay[i] ?? 0) > to) return false;
+  return activeDaysBetween(pd, i, from, to) > 0;
+}
+
+/** Calls fn for each active day of client i in [from, to], ascending. */
+export function forEachActiveDay(pd: ProductData, i: number, from: Day, to: Day, fn: (day: Day) => void): void {
+  const a = Math.max(from, pd.installDay[i] ?? 0, pd.firstDay) - pd.firstDay;
+  const b = Math.min(to, pd.lastSeenDay[i] ?? 0, pd.firstDay + pd.words * 32 - 1) - pd.firstDay;
+  if (b < a) return;
+  const base = i * pd.words;
+  const wa = a >>> 5;
+  const wb = b >>> 5;
+  for (let w = wa; w <= wb; w++) {
+    let word = pd.activity[base + w] ?? 0;
+    if (w === wa) word &= 0xffffffff << (a & 31);
+    if (w === wb) word &= 0xffffffff >>> (31 - (b & 31));
+    while (word !== 0) {
+      const low = word & -word;
+      fn(pd.firstDay + w * 32 + (31 - Math.clz32(low)));
+      word ^= low;
+    }
+  }
+}
+
+/** Sessions on an active day: 1 … sessionsCap. */
+export function sessionsOn(pd: ProductData, i: number, day: Day): number {
+  return 1 + (hash3(i, day, pd.seed) % (pd.sessionsCap[i] ?? 1));
+}
+
+/** Runtime minutes on an active day: 3–90 minutes per session. */
+export function runtimeOn(pd: ProductData, i: number, day: Day): number {
+  const s = sessionsOn(pd, i, day);
+  return s * (3 + (hash3(day, i, pd.seed ^ 0x5bd1e995) % 88));
+}
+
+export interface UsageTotals {
+  activeDays: number;
+  sessions: number;
+  runtimeMinutes: number;
+}
+
+export function usageBetween(pd: ProductData, i: number, from: Day, to: Day): UsageTotals {
+  const t = { activeDays: 0, sessions: 0, runtimeMinutes: 0 };
+  forEachActiveDay(pd, i, from, to, (d) => {
+    t.activeDays++;
+    t.sessions += sessionsOn(pd, i, d);
+    t.runtimeMinutes += runtimeOn(pd, i, d);
+  });
+  return t;
+}
+
+/** Occurrences of event e by client i in [from, to]: its per-day count times its active days there. */
+export function eventCountBetween(pd: ProductData, i: number, e: number, from: Day, to: Day): number {
+  const perDay = pd.eventPerDay[i * pd.events.length + e] ?? 0;
+  return perDay === 0 ? 0 : perDay * activeDaysBetween(pd, i, from, to);
+}
+
+/** The day client i was declared lost (last seen + daysUntilDeclaredLost), or undefined if not lost by `today`. */
+export function lostDay(pd: ProductData, i: number, daysUntilDeclaredLost: number, today: Day): Day | undefined {
+  const declared = (pd.lastSeenDay[i] ?? 0) + daysUntilDeclaredLost;
+  return declared <= today ? declared : undefined;
+}
+
+/**
+ * The day a loss is reported on (api-shapes §5): with `dateDeclaredLost` the declaration day, with `dateLastSeen`
+ * the last-seen day — in both cases only once the declaration day has been reached.
+ */
+export function lossReportDay(
+  pd: ProductData,
+  i: number,
+  daysUntilDeclaredLost: number,
+  dateReportedLost: 'dateLastSeen' | 'dateDeclaredLost',
+  today: Day,
+): Day | undefined {
+  const declared = lostDay(pd, i, daysUntilDeclaredLost, today);
+  if (declared === undefined) return undefined;
+  return dateReportedLost === 'dateDeclaredLost' ? declared : (pd.lastSeenDay[i] ?? 0);
+}

@@ -1,0 +1,138 @@
+/**
+ * The emulator's one data model. Clients live in columns (typed arrays indexed by client number, clients sorted by
+ * clientId), daily activity in one bitset, so a report over a million clients is a pass over flat arrays.
+ * Sessions and runtime of an active day, and event counts, are derived on demand (see activity.ts) instead of stored.
+ */
+import type { Day } from './dates.ts';
+
+export interface ProductFeatures {
+  advancedEventTracking: boolean;
+  customEventTracking: boolean;
+  exceptionTracking: boolean;
+  licenseKeyRegistry: boolean;
+  rawDataExport: boolean;
+}
+
+export interface Product {
+  productId: string;
+  productName: string;
+  productType: 'paid' | 'freeware';
+  role: 'owner' | 'admin' | 'member';
+  features: ProductFeatures;
+  /** Configured custom properties, id (`C01`) → display name. */
+  customProperties: Record<string, string>;
+}
+
+/** `codes[i] === 0` means no value; otherwise the value is `dict[codes[i] - 1]`. */
+export interface StringColumn {
+  kind: 'string';
+  dict: string[];
+  codes: Uint16Array | Uint32Array;
+}
+/** NaN means no value. */
+export interface NumberColumn {
+  kind: 'number';
+  values: Float64Array;
+}
+/** -1 means no value. */
+export interface DateColumn {
+  kind: 'date';
+  days: Int32Array;
+}
+/** 0 false, 1 true, 2 no value. */
+export interface BooleanColumn {
+  kind: 'boolean';
+  values: Uint8Array;
+}
+export type Column = StringColumn | NumberColumn | DateColumn | BooleanColumn;
+
+export interface TrackedEvent {
+  category: string | null;
+  name: string;
+  basic: boolean;
+  advanced: boolean;
+  dateFirstSeen: Day;
+  /** Numeric custom value carried by each occurrence, or null when the event carries none. */
+  customValue: number | null;
+}
+
+export interface Campaign {
+  reachoutID: number;
+  name: string | null;
+  kind: 'auto' | 'manual';
+}
+
+export interface LicenseStatus {
+  activated: boolean;
+  allowed: boolean;
+  blocked: boolean;
+  expired: boolean;
+}
+
+export interface LicenseKeyRecord {
+  licenseKey: string;
+  licenseType: string;
+  licenseStatus: LicenseStatus;
+  expiryDate: Day | null;
+  addedDate: Day;
+  autoCollected: boolean;
+  quota: number | null;
+}
+
+export interface LicenseRegistry {
+  records: LicenseKeyRecord[];
+  /** licenseKey → index in `records`. */
+  index: Map<string, number>;
+  /** Per generated record: distinct clients reporting the key, and the last day one did (-1 none). Records added
+   * later have no clients, so these arrays are only as long as the generated part. */
+  clientCount: Uint32Array;
+  lastSeenDay: Int32Array;
+}
+
+export interface ProductData {
+  product: Product;
+  /** Number of clients. */
+  n: number;
+  /** The data set's "today" (the last day with data); reports use the clock's today. */
+  today: Day;
+  /** Day of bit 0 of every client's activity row. */
+  firstDay: Day;
+  /** 32-bit words per client in `activity`. */
+  words: number;
+  /** Ascending by code point; client number i is its rank. */
+  clientIds: string[];
+  installDay: Int32Array;
+  lastSeenDay: Int32Array;
+  /** n × words bitset; bit (d - firstDay) of row i = client i was active on day d. */
+  activity: Uint32Array;
+  /** Upper bound of sessions per active day for this client (1–6); see activity.ts. */
+  sessionsCap: Uint8Array;
+  lifetimeActiveDays: Uint32Array;
+  lifetimeSessions: Uint32Array;
+  lifetimeRuntimeMinutes: Uint32Array;
+  /** Scalar property columns by name (built-in, hierarchical levels `os.platform`…, custom `C01`…). */
+  columns: Map<string, Column>;
+  /** For `prodVersion`/`prodBuild`: value at install, and the day the client moved to its latest version. */
+  installVersion: StringColumn;
+  installBuild: StringColumn;
+  upgradeDay: Int32Array;
+  /** Index into registry.records of the client's license key, or -1. */
+  licenseKeyIndex: Int32Array;
+  /** Bit 0 opted out now, bit 1 ever opted out, bit 2 backed off now, bit 3 ever backed off. */
+  privacy: Uint8Array;
+  events: TrackedEvent[];
+  /** n × events.length: occurrences of event e on each active day of client i (0 = never uses it). */
+  eventPerDay: Uint8Array;
+  campaigns: Campaign[];
+  /** Per client, the indexes into `campaigns` it received (sorted); empty arrays share one instance. */
+  deliveries: (readonly number[])[];
+  registry: LicenseRegistry;
+  seed: number;
+}
+
+export const NULL_SENTINEL = '<NULL>';
+
+export function stringAt(col: StringColumn, i: number): string | null {
+  const code = col.codes[i] ?? 0;
+  return code === 0 ? null : (col.dict[code - 1] ?? null);
+}

@@ -1,0 +1,99 @@
+/** Auth family: [1] requestCsrf, [2] signIn, [3] logout (api-shapes §2). */
+import { timingSafeEqual } from 'node:crypto';
+import { parseCookies, serializeCookie } from '../http/cookies.ts';
+import { ApiError, csrfMismatch } from '../http/errors.ts';
+import { type Handler, type HandlerContext, Reply } from '../http/handler.ts';
+import { optBool, reqString } from '../http/validate.ts';
+import { formatDay } from '../data/dates.ts';
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const cookieNames = (ctx: HandlerContext) => {
+  const p = ctx.state.options.headerPrefix;
+  return { csrf: `${p}-Csrf`, session: `${p}-Session-Token` };
+};
+
+const requestCsrf: Handler = (ctx) => {
+  const value = ctx.state.sessions.issueCsrf();
+  return new Reply({ status: 204, headers: { 'Set-Cookie': serializeCookie(cookieNames(ctx).csrf, value, { secure: false }) } });
+};
+
+const signIn: Handler = (ctx) => {
+  const names = cookieNames(ctx);
+  const cookies = parseCookies(ctx.req.headers.cookie);
+  if (!ctx.state.sessions.csrfUsable(cookies.get(names.csrf)))
+    throw csrfMismatch(`${names.csrf} cookie missing or not issued by request-csrf within the last hour`);
+  const userName = reqString(ctx.body, 'userName');
+  const password = reqString(ctx.body, 'password');
+  const { user, password: expected } = ctx.state.options;
+  if (!(sameSecret(userName, user) && sameSecret(password, expected)))
+    throw new ApiError(401, 'Unauthorized', 'wrong user name or password');
+  const session = ctx.state.sessions.create(userName, cookies.get(names.session));
+  const csrf = ctx.state.sessions.issueCsrf();
+  const products = [...ctx.state.products.values()];
+  const current = products[0]!;
+  return new Reply({
+    headers: {
+      'Set-Cookie': [
+        serializeCookie(names.csrf, csrf, { secure: false }),
+        serializeCookie(names.session, session.token, { secure: false, httpOnly: true }),
+      ],
+    },
+    body: {
+      account: {
+        name: 'Ada',
+        surname: 'Lovelace',
+        email: user,
+        emailVerified: true,
+        userToken: '5f2b9c0e7d4a4c1e9b3f6a8d2c1e0f47',
+        isSocialUser: false,
+        readTos: 3,
+      },
+      freeware: { canAddFreeProduct: true, limit: 1 },
+      products: Object.fromEntries(
+        products.map(({ product: p }) => [
+          p.productId,
+          { productId: p.productId, productName: p.productName, productType: p.productType, role: p.role, features: p.features },
+        ]),
+      ),
+      userSettings: { defaultProduct: current.product.productId, currentProduct: current.product.productId },
+      currentProductDetails: {
+        permissions: {
+          viewReports: true,
+          exportData: true,
+          viewLicenseKeys: true,
+          editLicenseKeys: true,
+          viewEventTracking: true,
+          manageUsers: false,
+        },
+        config: {
+          productId: current.product.productId,
+          timeZone: 'UTC',
+          oldestReportedDate: formatDay(current.installDay.reduce((a, b) => Math.min(a, b), current.today)),
+          daysUntilDeclaredLost: 30,
+          dateReportedLost: 'dateDeclaredLost',
+          customProperties: current.product.customProperties,
+          rawDataExport: current.product.features.rawDataExport,
+        },
+      },
+      beatInterval: 300,
+    },
+  });
+};
+
+const logout: Handler = (ctx) => {
+  const allSessions = optBool(ctx.body, 'allSessions') ?? false;
+  const session = ctx.session!;
+  if (allSessions) ctx.state.sessions.endAll(session.userName);
+  else ctx.state.sessions.end(session.token);
+  return new Reply({
+    status: 204,
+    headers: { 'Set-Cookie': serializeCookie(cookieNames(ctx).session, '', { secure: false, maxAge: 0 }) },
+  });
+};
+
+export const authHandlers: Record<string, Handler> = { requestCsrf, signIn, logout };

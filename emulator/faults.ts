@@ -1,0 +1,216 @@
+/**
+ * Fault injection for reliability tests (`--faults FILE` or `emulator.faults.set(profile)`). Each rule matches
+ * operation ids and/or a path pattern; every random decision comes from one seeded stream, so a profile replays the
+ * same faults for the same request sequence.
+ */
+import { readFileSync } from 'node:fs';
+import { Rng } from './data/rng.ts';
+import type { DownloadFault } from './files/storage-server.ts';
+
+export interface FaultRule {
+  /** Operation ids this rule applies to; absent = all operations. */
+  operations?: string[];
+  /** Regular expression tested against the request path (or the storage file key for download faults). */
+  path?: string;
+  /** Added latency before the answer, with optional uniform jitter. */
+  latencyMs?: number;
+  jitterMs?: number;
+  /** Share of requests answered with a 5xx (default status 503); `nonJsonBody` mimics an intermediary's page. */
+  serverErrorRate?: number;
+  serverErrorStatus?: number;
+  nonJsonBody?: boolean;
+  /** Share of requests answered 429 with `Retry-After: retryAfterSeconds` (default 1). */
+  rateLimitRate?: number;
+  retryAfterSeconds?: number;
+  /** Share of authenticated requests answered 401 `Cookie Missing`. */
+  cookieMissingRate?: number;
+  /** End a session after it has made this many authenticated requests. */
+  sessionExpiresAfterRequests?: number;
+  /** Download faults on the storage listener. */
+  truncateDownloadRate?: number;
+  downloadBytesPerSecond?: number;
+  expiredDownloadRate?: number;
+  /** Open daily files report `isAvailable: false` while this is true. */
+  openFilesUnavailable?: boolean;
+  /** Stop applying the rule after it has fired this many times (bursts). */
+  times?: number;
+}
+
+export interface FaultProfile {
+  seed?: number;
+  rules: FaultRule[];
+}
+
+export class FaultProfileError extends Error {
+  override name = 'FaultProfileError';
+}
+
+const NUMERIC_KEYS = [
+  'latencyMs',
+  'jitterMs',
+  'serverErrorStatus',
+  'retryAfterSeconds',
+  'sessionExpiresAfterRequests',
+  'downloadBytesPerSecond',
+  'times',
+] as const;
+const RATE_KEYS = [
+  'serverErrorRate',
+  'rateLimitRate',
+  'cookieMissingRate',
+  'truncateDownloadRate',
+  'expiredDownloadRate',
+] as const;
+const KNOWN = new Set<string>([
+  ...NUMERIC_KEYS,
+  ...RATE_KEYS,
+  'operations',
+  'path',
+  'nonJsonBody',
+  'openFilesUnavailable',
+]);
+
+/** Validates a profile, naming the bad field (`rules[2].serverErrorRate: …`). */
+export function parseFaultProfile(value: unknown): FaultProfile {
+  const bad = (path: string, problem: string): never => {
+    throw new FaultProfileError(`${path}: ${problem}`);
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return bad('profile', 'must be an object');
+  const v = value as Record<string, unknown>;
+  if (v.seed !== undefined && !Number.isInteger(v.seed)) bad('seed', 'must be an integer');
+  if (!Array.isArray(v.rules)) return bad('rules', 'must be an array');
+  v.rules.forEach((r, i) => {
+    const p = `rules[${i}]`;
+    if (typeof r !== 'object' || r === null || Array.isArray(r)) return bad(p, 'must be an object');
+    const rule = r as Record<string, unknown>;
+    for (const k of Object.keys(rule)) if (!KNOWN.has(k)) bad(`${p}.${k}`, 'unknown field');
+    for (const k of NUMERIC_KEYS)
+      if (rule[k] !== undefined && (typeof rule[k] !== 'number' || (rule[k] as number) < 0))
+        bad(`${p}.${k}`, 'must be a number ≥ 0');
+    for (const k of RATE_KEYS) {
+      const x = rule[k];
+      if (x !== undefined && (typeof x !== 'number' || x < 0 || x > 1)) bad(`${p}.${k}`, 'must be a number from 0 to 1');
+    }
+    if (rule.operations !== undefined && !(Array.isArray(rule.operations) && rule.operations.every((o) => typeof o === 'string')))
+      bad(`${p}.operations`, 'must be an array of operation ids');
+    if (rule.path !== undefined) {
+      if (typeof rule.path !== 'string') bad(`${p}.path`, 'must be a string');
+      try {
+        new RegExp(rule.path as string);
+      } catch {
+        bad(`${p}.path`, 'invalid regular expression');
+      }
+    }
+    return undefined;
+  });
+  return v as unknown as FaultProfile;
+}
+
+export function loadFaultProfile(file: string): FaultProfile {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new FaultProfileError(`faults: cannot read ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return parseFaultProfile(JSON.parse(text));
+  } catch (e) {
+    if (e instanceof FaultProfileError) throw e;
+    throw new FaultProfileError(`faults: ${file} is not valid JSON`);
+  }
+}
+
+/** What the server should do to one request. */
+export interface RequestFaults {
+  delayMs: number;
+  serverError?: { status: number; nonJson: boolean };
+  retryAfterSeconds?: number;
+  cookieMissing: boolean;
+  sessionExpiresAfterRequests?: number;
+}
+
+interface ActiveRule {
+  rule: FaultRule;
+  path?: RegExp;
+  fired: number;
+}
+
+export class FaultInjector {
+  private rules: ActiveRule[] = [];
+  private rng = new Rng(1);
+
+  constructor(profile?: FaultProfile) {
+    if (profile) this.set(profile);
+  }
+
+  set(profile: FaultProfile): void {
+    const p = parseFaultProfile(profile);
+    this.rng = new Rng(p.seed ?? 1);
+    this.rules = p.rules.map((rule) => ({ rule, ...(rule.path ? { path: new RegExp(rule.path) } : {}), fired: 0 }));
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+
+  private matching(operationId: string | undefined, path: string): ActiveRule[] {
+    return this.rules.filter(
+      (r) =>
+        (r.rule.times === undefined || r.fired < r.rule.times) &&
+        (!r.rule.operations || (operationId !== undefined && r.rule.operations.includes(operationId))) &&
+        (!r.path || r.path.test(path)),
+    );
+  }
+
+  private roll(rate: number | undefined): boolean {
+    return rate !== undefined && rate > 0 && this.rng.next() < rate;
+  }
+
+  forRequest(operationId: string, path: string): RequestFaults {
+    const out: RequestFaults = { delayMs: 0, cookieMissing: false };
+    for (const r of this.matching(operationId, path)) {
+      const { rule } = r;
+      let fired = false;
+      if (rule.latencyMs || rule.jitterMs) {
+        out.delayMs += (rule.latencyMs ?? 0) + (rule.jitterMs ? this.rng.next() * rule.jitterMs : 0);
+        fired = true;
+      }
+      if (!out.serverError && this.roll(rule.serverErrorRate)) {
+        out.serverError = { status: rule.serverErrorStatus ?? 503, nonJson: rule.nonJsonBody === true };
+        fired = true;
+      }
+      if (out.retryAfterSeconds === undefined && this.roll(rule.rateLimitRate)) {
+        out.retryAfterSeconds = rule.retryAfterSeconds ?? 1;
+        fired = true;
+      }
+      if (!out.cookieMissing && this.roll(rule.cookieMissingRate)) {
+        out.cookieMissing = true;
+        fired = true;
+      }
+      if (rule.sessionExpiresAfterRequests !== undefined) out.sessionExpiresAfterRequests = rule.sessionExpiresAfterRequests;
+      if (fired) r.fired++;
+    }
+    return out;
+  }
+
+  forDownload(key: string): DownloadFault | undefined {
+    let fault: DownloadFault | undefined;
+    for (const r of this.matching(undefined, key)) {
+      const { rule } = r;
+      const f: DownloadFault = {};
+      if (this.roll(rule.truncateDownloadRate)) f.truncate = true;
+      if (this.roll(rule.expiredDownloadRate)) f.expired = true;
+      if (rule.downloadBytesPerSecond) f.bytesPerSecond = rule.downloadBytesPerSecond;
+      if (Object.keys(f).length > 0) {
+        r.fired++;
+        fault = { ...fault, ...f };
+      }
+    }
+    return fault;
+  }
+
+  openFilesUnavailable(path: string): boolean {
+    return this.matching(undefined, path).some((r) => r.rule.openFilesUnavailable === true);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * Emulator options, their defaults and their validation. Invalid options fail at start with the field's name
+ * (EmulatorConfigError), never later in a request.
+ */
+import { parseDay } from './data/dates.ts';
+import { type FaultProfile, parseFaultProfile } from './faults.ts';
+
+export interface EmulatorOptions {
+  /** Service port; 0 picks a free port. Default 8787 for the CLI, 0 programmatically. */
+  port?: number;
+  /** Storage (download) port; 0 picks a free port. */
+  storagePort?: number;
+  host?: string;
+  seed?: number;
+  /** Clients of the first product (others get a share of it). */
+  clients?: number;
+  /** The single allowed `Origin` ({dashboard_origin}). */
+  origin?: string;
+  /** Vendor prefix of header and cookie names. */
+  headerPrefix?: string;
+  user?: string;
+  password?: string;
+  /** The data set's today, `YYYY-MM-DD`; the clock starts at noon UTC of that day. Default: the real date. */
+  today?: string;
+  sessionIdleMinutes?: number;
+  maxSessionsPerUser?: number;
+  downloadUrlTtlMinutes?: number;
+  bodyLimitBytes?: number;
+  faults?: FaultProfile;
+  /** Where license-registry changes are persisted (JSON); in memory only when absent. */
+  dataDir?: string;
+}
+
+export type ResolvedOptions = Required<Omit<EmulatorOptions, 'faults' | 'dataDir' | 'today'>> &
+  Pick<EmulatorOptions, 'faults' | 'dataDir' | 'today'>;
+
+export class EmulatorConfigError extends Error {
+  override name = 'EmulatorConfigError';
+}
+
+export const DEFAULTS = {
+  port: 0,
+  storagePort: 0,
+  host: '127.0.0.1',
+  seed: 1,
+  clients: 5000,
+  origin: 'http://localhost:3000',
+  headerPrefix: 'Svc',
+  user: 'ada@example.com',
+  password: 'emulator-password',
+  sessionIdleMinutes: 30,
+  maxSessionsPerUser: 5,
+  downloadUrlTtlMinutes: 15,
+  bodyLimitBytes: 1024 * 1024,
+} as const;
+
+const bad = (field: string, problem: string): never => {
+  throw new EmulatorConfigError(`${field}: ${problem}`);
+};
+
+function int(field: string, v: number, min: number, max: number): number {
+  if (!Number.isInteger(v) || v < min || v > max) bad(field, `must be an integer from ${min} to ${max}, got ${v}`);
+  return v;
+}
+
+export function resolveOptions(o: EmulatorOptions): ResolvedOptions {
+  const r = { ...DEFAULTS, ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) } as ResolvedOptions;
+  int('port', r.port, 0, 65535);
+  int('storagePort', r.storagePort, 0, 65535);
+  int('seed', r.seed, 0, 2 ** 32 - 1);
+  int('clients', r.clients, 1, 5_000_000);
+  int('sessionIdleMinutes', r.sessionIdleMinutes, 1, 7 * 24 * 60);
+  int('maxSessionsPerUser', r.maxSessionsPerUser, 1, 1000);
+  int('downloadUrlTtlMinutes', r.downloadUrlTtlMinutes, 1, 7 * 24 * 60);
+  int('bodyLimitBytes', r.bodyLimitBytes, 1024, 64 * 1024 * 1024);
+  let origin: URL | undefined;
+  try {
+    origin = new URL(r.origin);
+  } catch {
+    bad('origin', `must be an absolute URL, got ${JSON.stringify(r.origin)}`);
+  }
+  if (origin && origin.origin !== r.origin) bad('origin', `must be a bare origin like ${origin.origin}`);
+  if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(r.headerPrefix)) bad('headerPrefix', 'must be 1–32 letters or digits');
+  if (!r.user) bad('user', 'must not be empty');
+  if (!r.password) bad('password', 'must not be empty');
+  if (r.today !== undefined && parseDay(r.today) === undefined) bad('today', 'must be a date YYYY-MM-DD');
+  if (r.faults !== undefined) {
+    try {
+      parseFaultProfile(r.faults);
+    } catch (e) {
+      bad('faults', (e as Error).message);
+    }
+  }
+  return r;
+}

@@ -1,0 +1,243 @@
+/**
+ * `globalFilters` (api-shapes §1.7): parsed once per request into one predicate over client numbers.
+ * Members AND together; the emulator matches each client's latest known value.
+ */
+import { HIERARCHY_LEVELS } from '../data/catalogue.ts';
+import type { ProductData } from '../data/model.ts';
+import { NULL_SENTINEL } from '../data/model.ts';
+import {
+  asObject,
+  at,
+  dateValue,
+  fail,
+  isObject,
+  type Json,
+  optBool,
+  regexValue,
+  reqArray,
+  reqInt,
+  stringArray,
+} from '../http/validate.ts';
+import { combiEntryMatcher, matchEvents } from './event-selectors.ts';
+import { columnOf, isSpecial, scalarKind } from './properties.ts';
+
+export type ClientPredicate = (i: number) => boolean;
+const ALL: ClientPredicate = () => true;
+
+/** Parses `o.globalFilters` (absent or `{}` = everyone). */
+export function parseGlobalFilters(pd: ProductData, o: Json, key = 'globalFilters'): ClientPredicate {
+  const v = o[key];
+  if (v === undefined || v === null) return ALL;
+  const filters = asObject(v, key);
+  const preds = Object.entries(filters).map(([name, f]) => parseFilter(pd, name, f, at(key, name)));
+  if (preds.length === 0) return ALL;
+  if (preds.length === 1) return preds[0]!;
+  return (i) => {
+    for (const p of preds) if (!p(i)) return false;
+    return true;
+  };
+}
+
+function parseFilter(pd: ProductData, name: string, f: unknown, path: string): ClientPredicate {
+  if (isSpecial(name)) return parseSpecial(pd, name, f, path);
+  const kind = scalarKind(pd, name);
+  if (!kind) fail(path, `unknown property ${name}`);
+  const o = asObject(f, path);
+  const type = o.type;
+  const allowed: Record<string, string[]> = {
+    string: ['string', 'stringArray', 'regex'],
+    number: ['number', 'numberRange'],
+    date: ['date', 'dateRange'],
+    boolean: ['boolean'],
+  };
+  if (typeof type !== 'string' || !allowed[kind]!.includes(type))
+    fail(at(path, 'type'), `must be one of ${allowed[kind]!.join(', ')} for ${name}`);
+  const col = columnOf(pd, name)!;
+  if (!col) return () => false;
+  switch (col.kind) {
+    case 'string': {
+      let test: (s: string) => boolean;
+      let matchNull = false;
+      if (type === 'regex') {
+        if (typeof o.value !== 'string') fail(at(path, 'value'), 'must be a string');
+        const re = regexValue(o.value, at(path, 'value'));
+        test = (s) => re.test(s);
+      } else {
+        const values = type === 'string' ? [stringValue(o, path)] : stringArray(o.value, at(path, 'value'));
+        matchNull = values.includes(NULL_SENTINEL);
+        const set = new Set(values);
+        test = (s) => set.has(s);
+      }
+      const ok = new Uint8Array(col.dict.length + 1);
+      ok[0] = matchNull ? 1 : 0;
+      col.dict.forEach((s, k) => {
+        ok[k + 1] = test(s) ? 1 : 0;
+      });
+      const codes = col.codes;
+      return (i) => ok[codes[i]!] === 1;
+    }
+    case 'number': {
+      const values = col.values;
+      if (type === 'number') {
+        if (typeof o.value !== 'number') fail(at(path, 'value'), 'must be a number');
+        const x = o.value;
+        return (i) => values[i] === x;
+      }
+      const { min, max } = bounds(o, path, (v, p) => {
+        if (typeof v !== 'number' || !Number.isFinite(v)) fail(p, 'must be a number');
+        return v;
+      });
+      return (i) => {
+        const v = values[i]!;
+        return !Number.isNaN(v) && v >= min && v <= max;
+      };
+    }
+    case 'date': {
+      const days = col.days;
+      if (type === 'date') {
+        if (o.value === NULL_SENTINEL) return (i) => days[i]! < 0;
+        const d = dateValue(o.value, at(path, 'value'));
+        return (i) => days[i] === d;
+      }
+      const { min, max } = bounds(o, path, (v, p) => dateValue(v, p));
+      return (i) => {
+        const d = days[i]!;
+        return d >= 0 && d >= min && d <= max;
+      };
+    }
+    case 'boolean': {
+      if (typeof o.value !== 'boolean') fail(at(path, 'value'), 'must be a boolean');
+      const want = o.value ? 1 : 0;
+      const values = col.values;
+      return (i) => values[i] === want;
+    }
+  }
+}
+
+function stringValue(o: Json, path: string): string {
+  if (typeof o.value !== 'string') fail(at(path, 'value'), 'must be a string');
+  return o.value;
+}
+
+function bounds(o: Json, path: string, read: (v: unknown, p: string) => number): { min: number; max: number } {
+  const hasMin = o.min !== undefined && o.min !== null;
+  const hasMax = o.max !== undefined && o.max !== null;
+  if (!hasMin && !hasMax) fail(path, 'needs min or max');
+  const min = hasMin ? read(o.min, at(path, 'min')) : Number.NEGATIVE_INFINITY;
+  const max = hasMax ? read(o.max, at(path, 'max')) : Number.POSITIVE_INFINITY;
+  if (min > max) fail(at(path, 'min'), 'must not be greater than max');
+  return { min, max };
+}
+
+/** Array of objects; any object matching (OR); every flag given in one object must hold (AND). */
+function flagObjects<F extends string>(
+  f: unknown,
+  path: string,
+  flags: readonly F[],
+  read: (i: number, flag: F) => boolean | null,
+): ClientPredicate {
+  const alternatives = reqArrayAt(f, path).map((item, k) => {
+    const p = at(path, k);
+    const o = asObject(item, p);
+    for (const key of Object.keys(o)) if (!flags.includes(key as F)) fail(at(p, key), 'unknown flag');
+    return flags.flatMap((flag) => {
+      const want = optBool(o, flag, p);
+      return want === undefined ? [] : [[flag, want] as const];
+    });
+  });
+  return (i) => alternatives.some((conds) => conds.every(([flag, want]) => read(i, flag) === want));
+}
+
+function reqArrayAt(v: unknown, path: string): unknown[] {
+  if (!Array.isArray(v)) fail(path, 'must be an array');
+  if (v.length === 0) fail(path, 'must have at least 1 item(s)');
+  return v;
+}
+
+function parseSpecial(pd: ProductData, name: string, f: unknown, path: string): ClientPredicate {
+  switch (name) {
+    case 'licenseStatus': {
+      const recs = pd.registry.records;
+      return flagObjects(f, path, ['activated', 'allowed', 'blocked', 'expired'] as const, (i, flag) => {
+        const k = pd.licenseKeyIndex[i]!;
+        return k < 0 ? null : recs[k]!.licenseStatus[flag];
+      });
+    }
+    case 'os':
+    case 'geography':
+    case 'gpu': {
+      const o = asObject(f, path);
+      if (o.type !== undefined && o.type !== 'stringArray') fail(at(path, 'type'), 'must be stringArray');
+      const levels = HIERARCHY_LEVELS[name];
+      for (const key of Object.keys(o)) if (key !== 'type' && !levels.includes(key)) fail(at(path, key), 'unknown level');
+      const tests = levels.flatMap((level) => {
+        if (o[level] === undefined) return [];
+        const lp = at(path, level);
+        const values = stringArray(asObject(o[level], lp).value, at(lp, 'value'));
+        const col = columnOf(pd, `${name}.${level}`);
+        if (col?.kind !== 'string') return [];
+        const set = new Set(values);
+        const ok = new Uint8Array(col.dict.length + 1);
+        ok[0] = set.has(NULL_SENTINEL) ? 1 : 0;
+        col.dict.forEach((s, k) => {
+          ok[k + 1] = set.has(s) ? 1 : 0;
+        });
+        return [(i: number) => ok[col.codes[i]!] === 1];
+      });
+      if (tests.length === 0) fail(path, `needs at least one of ${levels.join(', ')}`);
+      return (i) => tests.some((t) => t(i));
+    }
+    case 'optOut':
+    case 'backOff': {
+      const shift = name === 'optOut' ? 0 : 2;
+      return flagObjects(f, path, ['current', 'historical'] as const, (i, flag) => {
+        const bits = pd.privacy[i]! >>> shift;
+        return flag === 'current' ? (bits & 1) === 1 : (bits & 2) === 2;
+      });
+    }
+    case 'lifetimeEventUsage': {
+      const entries = reqArrayAt(f, path).map((item, k) => {
+        const p = at(path, k);
+        const o = asObject(item, p);
+        const matchers = reqArray(o, 'combiArray', p, { min: 1 }).map((e, j) =>
+          combiEntryMatcher(e, at(at(p, 'combiArray'), j)),
+        );
+        const events = matchEvents(pd, (e) => matchers.some((m) => m.test(e)));
+        const max = reqInt(o, 'max', p, { min: 0 });
+        const min = o.min === undefined ? 0 : reqInt(o, 'min', p, { min: 0, max });
+        return { events, min, max };
+      });
+      const ne = pd.events.length;
+      return (i) =>
+        entries.every(({ events, min, max }) => {
+          let perDay = 0;
+          for (const e of events) perDay += pd.eventPerDay[i * ne + e]!;
+          const count = perDay * pd.lifetimeActiveDays[i]!;
+          return count >= min && count <= max;
+        });
+    }
+    case 'reachOutDeliveries': {
+      const alternatives = reqArrayAt(f, path).map((item, k) => {
+        const p = at(path, k);
+        const o = asObject(item, p);
+        const conds: ((i: number) => boolean)[] = [];
+        for (const kind of Object.keys(o)) {
+          if (kind !== 'auto' && kind !== 'manual') fail(at(p, kind), 'unknown member');
+          const kp = at(p, kind);
+          const lists = asObject(o[kind], kp);
+          for (const list of Object.keys(lists)) {
+            if (list !== 'delivered' && !(list === 'undelivered' && kind === 'auto')) fail(at(kp, list), 'unknown member');
+            const ids = new Set(stringArray(lists[list], at(kp, list)));
+            const idx = pd.campaigns.flatMap((c, ci) => (c.kind === kind && ids.has(String(c.reachoutID)) ? [ci] : []));
+            const got = (i: number) => pd.deliveries[i]!.some((ci) => idx.includes(ci));
+            conds.push(list === 'delivered' ? got : (i) => !got(i));
+          }
+        }
+        return conds;
+      });
+      return (i) => alternatives.some((conds) => conds.every((c) => c(i)));
+    }
+  }
+  if (!isObject(f)) fail(path, 'unsupported filter');
+  return fail(path, `unknown property ${name}`);
+}

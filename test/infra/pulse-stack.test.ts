@@ -1,0 +1,159 @@
+import { type CfnElement, Stack } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { IConstruct } from 'constructs';
+import { describe, expect, it } from 'vitest';
+import { synthPulse } from './synth-pulse.ts';
+
+const { stack, template, findings } = synthPulse();
+const logicalId = (c: IConstruct) => Stack.of(c).getLogicalId(c.node.defaultChild as CfnElement);
+const retained = { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' };
+const denyInsecureTransport = Match.objectLike({
+  Effect: 'Deny',
+  Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+});
+
+describe('archive bucket', () => {
+  it('is write-once: Object Lock with a default COMPLIANCE retention of 365 days, versioned', () => {
+    expect(template.toJSON().Resources[logicalId(stack.archiveBucket)]).toMatchObject({
+      ...retained,
+      Properties: {
+        ObjectLockEnabled: true,
+        ObjectLockConfiguration: {
+          ObjectLockEnabled: 'Enabled',
+          Rule: { DefaultRetention: { Days: 365, Mode: 'COMPLIANCE' } },
+        },
+        VersioningConfiguration: { Status: 'Enabled' },
+      },
+    });
+  });
+
+  it('is KMS-encrypted, fully private, logs to a separate bucket and expires noncurrent versions', () => {
+    template.hasResource('AWS::S3::Bucket', {
+      Properties: Match.objectLike({
+        ObjectLockEnabled: true,
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [
+            Match.objectLike({ ServerSideEncryptionByDefault: Match.objectLike({ SSEAlgorithm: 'aws:kms' }) }),
+          ],
+        },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        LoggingConfiguration: { DestinationBucketName: { Ref: Match.anyValue() }, LogFilePrefix: 'archive/' },
+        LifecycleConfiguration: {
+          Rules: [Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 365 }, Status: 'Enabled' })],
+        },
+      }),
+    });
+    const buckets = template.findResources('AWS::S3::Bucket', retained);
+    expect(Object.keys(buckets)).toHaveLength(2); // archive + its access-log bucket, both retained
+  });
+
+  it('denies non-TLS access on both buckets', () => {
+    const policies = template.findResources('AWS::S3::BucketPolicy', {
+      Properties: { PolicyDocument: { Statement: Match.arrayWith([denyInsecureTransport]) } },
+    });
+    expect(Object.keys(policies)).toHaveLength(2);
+  });
+
+  it('takes its retention from archiveRetentionDays', () => {
+    synthPulse({ props: { archiveRetentionDays: 30 } }).template.hasResourceProperties('AWS::S3::Bucket', {
+      ObjectLockConfiguration: {
+        ObjectLockEnabled: 'Enabled',
+        Rule: { DefaultRetention: { Days: 30, Mode: 'COMPLIANCE' } },
+      },
+    });
+  });
+});
+
+describe('state table', () => {
+  it('has pk/sk string keys, on-demand billing, PITR, TTL on expiresAt and is retained', () => {
+    expect(template.toJSON().Resources[logicalId(stack.stateTable)]).toMatchObject({
+      ...retained,
+      Properties: {
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      },
+    });
+  });
+});
+
+describe('Reporting Service secret', () => {
+  it('generates the password in AWS, so the template holds no secret value', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({
+        SecretStringTemplate: JSON.stringify({ userName: 'pulse-placeholder' }),
+        GenerateStringKey: 'password',
+      }),
+      SecretString: Match.absent(),
+    });
+    expect(template.toJSON().Resources[logicalId(stack.reportingServiceSecret)]).toMatchObject(retained);
+  });
+});
+
+describe('alarm topic', () => {
+  it('is encrypted with a rotating key CloudWatch may use, and TLS-only', () => {
+    const topic = template.toJSON().Resources[logicalId(stack.alarmTopic)];
+    const keyId = topic.Properties.KmsMasterKeyId['Fn::GetAtt'][0];
+    expect(template.toJSON().Resources[keyId]).toMatchObject({ Properties: { EnableKeyRotation: true } });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([denyInsecureTransport]) },
+    });
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  it('reports no unacknowledged findings for the Pulse stack', () => {
+    expect(findings).toEqual([]);
+  });
+
+  // Proves the check above can fail: the report is really read and non-compliance really surfaces.
+  it('reports a deliberately non-compliant bucket', () => {
+    const bad = synthPulse({ extend: (s) => new Bucket(s, 'NonCompliant') });
+    expect(bad.findings).toEqual(
+      expect.arrayContaining([
+        'AwsSolutions AwsSolutions-S1 error Pulse/NonCompliant/Resource',
+        'AwsSolutions AwsSolutions-S10 error Pulse/NonCompliant/Resource',
+      ]),
+    );
+  });
+
+  it('fails synthesis on a finding, as `cdk synth` does', () => {
+    expect(() => synthPulse({ reportOnly: false, extend: (s) => new Bucket(s, 'NonCompliant') })).toThrow(
+      /AwsSolutions-S1/,
+    );
+  });
+});
+
+describe('props validation', () => {
+  it.each([0, -1, 1.5, 36_501, Number.NaN])('rejects archiveRetentionDays = %s naming the field', (days) => {
+    expect(() => synthPulse({ props: { archiveRetentionDays: days } })).toThrow(/archiveRetentionDays/);
+  });
+
+  it('accepts the 100-year Object Lock maximum', () => {
+    expect(() => synthPulse({ props: { archiveRetentionDays: 36_500 } })).not.toThrow();
+  });
+});

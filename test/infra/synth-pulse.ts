@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { PulseStack, type PulseStackProps } from '../../lib/stacks/pulse-stack.ts';
+
+/** One entry per violating construct, e.g. "AwsSolutions AwsSolutions-S1 error Pulse/Bad/Resource". */
+export type Finding = string;
+
+export interface SynthOptions {
+  readonly props?: PulseStackProps;
+  /** Lets a test add resources (e.g. a deliberately non-compliant one) before synthesis. */
+  readonly extend?: (stack: PulseStack) => void;
+  /** false mirrors `cdk synth`: a failed validation throws instead of only writing the report. */
+  readonly reportOnly?: boolean;
+}
+
+// The same feature flags as `cdk synth`, so tests see the template that would be deployed.
+const cdkContext = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
+
+/** Builds the app the way bin/app.ts does (stack + cdk-nag) and synthesizes it. */
+export function synthPulse(options: SynthOptions = {}) {
+  const app = new App({
+    context: {
+      ...cdkContext,
+      'aws:cdk:bundling-stacks': [], // never bundle assets (no Docker/esbuild) in unit tests
+      '@aws-cdk/core:failSynthOnValidationErrors': !(options.reportOnly ?? true),
+    },
+  });
+  const stack = new PulseStack(app, 'Pulse', options.props);
+  options.extend?.(stack);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const assembly = app.synth();
+  return { stack, template: Template.fromStack(stack), findings: readFindings(assembly.directory) };
+}
+
+/**
+ * cdk-nag v3 emits no annotations: it is a policy-validation plugin whose unacknowledged
+ * violations land in the cloud assembly's validation-report.json (acknowledged ones are dropped).
+ */
+function readFindings(assemblyDir: string): Finding[] {
+  const report = JSON.parse(readFileSync(join(assemblyDir, 'validation-report.json'), 'utf8')) as ValidationReport;
+  return report.pluginReports.flatMap((plugin) =>
+    plugin.violations.flatMap((v) =>
+      v.violatingConstructs.map((c) => `${plugin.pluginName} ${v.ruleName} ${v.severity} ${c.constructPath}`),
+    ),
+  );
+}
+
+interface ValidationReport {
+  pluginReports: {
+    pluginName: string;
+    violations: { ruleName: string; severity: string; violatingConstructs: { constructPath: string }[] }[];
+  }[];
+}
