@@ -79,9 +79,9 @@ export function parseFaultProfile(value: unknown): FaultProfile {
   const v = value as Record<string, unknown>;
   if (v.seed !== undefined && !Number.isInteger(v.seed)) bad('seed', 'must be an integer');
   if (!Array.isArray(v.rules)) return bad('rules', 'must be an array');
-  v.rules.forEach((r, i) => {
+  for (const [i, r] of v.rules.entries()) {
     const p = `rules[${i}]`;
-    if (typeof r !== 'object' || r === null || Array.isArray(r)) return bad(p, 'must be an object');
+    if (typeof r !== 'object' || r === null || Array.isArray(r)) bad(p, 'must be an object');
     const rule = r as Record<string, unknown>;
     for (const k of Object.keys(rule)) if (!KNOWN.has(k)) bad(`${p}.${k}`, 'unknown field');
     for (const k of NUMERIC_KEYS)
@@ -89,9 +89,13 @@ export function parseFaultProfile(value: unknown): FaultProfile {
         bad(`${p}.${k}`, 'must be a number ≥ 0');
     for (const k of RATE_KEYS) {
       const x = rule[k];
-      if (x !== undefined && (typeof x !== 'number' || x < 0 || x > 1)) bad(`${p}.${k}`, 'must be a number from 0 to 1');
+      if (x !== undefined && (typeof x !== 'number' || x < 0 || x > 1))
+        bad(`${p}.${k}`, 'must be a number from 0 to 1');
     }
-    if (rule.operations !== undefined && !(Array.isArray(rule.operations) && rule.operations.every((o) => typeof o === 'string')))
+    if (
+      rule.operations !== undefined &&
+      !(Array.isArray(rule.operations) && rule.operations.every((o) => typeof o === 'string'))
+    )
       bad(`${p}.operations`, 'must be an array of operation ids');
     if (rule.path !== undefined) {
       if (typeof rule.path !== 'string') bad(`${p}.path`, 'must be a string');
@@ -101,8 +105,7 @@ export function parseFaultProfile(value: unknown): FaultProfile {
         bad(`${p}.path`, 'invalid regular expression');
       }
     }
-    return undefined;
-  });
+  }
   return v as unknown as FaultProfile;
 }
 
@@ -188,7 +191,8 @@ export class FaultInjector {
         out.cookieMissing = true;
         fired = true;
       }
-      if (rule.sessionExpiresAfterRequests !== undefined) out.sessionExpiresAfterRequests = rule.sessionExpiresAfterRequests;
+      if (rule.sessionExpiresAfterRequests !== undefined)
+        out.sessionExpiresAfterRequests = rule.sessionExpiresAfterRequests;
       if (fired) r.fired++;
     }
     return out;

@@ -9,14 +9,14 @@ import { Clock } from './clock.ts';
 import { dayOfMs } from './data/dates.ts';
 import { generateAll } from './data/generate.ts';
 import type { ProductData } from './data/model.ts';
-import { FaultInjector } from './faults.ts';
+import { resolveStorageKey } from './families/files/storage-keys.ts';
 import { HANDLERS } from './families/index.ts';
+import { FaultInjector } from './faults.ts';
 import { startStorageServer } from './files/storage-server.ts';
 import { createServiceServer } from './http/server.ts';
 import { type EmulatorOptions, resolveOptions } from './options.ts';
 import { loadRegistryChanges, saveRegistryChanges } from './persistence.ts';
 import type { EmulatorState } from './state.ts';
-import { resolveStorageKey } from './families/files/storage-keys.ts';
 
 export type { EmulatorOptions } from './options.ts';
 export { EmulatorConfigError } from './options.ts';

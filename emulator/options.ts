@@ -64,7 +64,10 @@ function int(field: string, v: number, min: number, max: number): number {
 }
 
 export function resolveOptions(o: EmulatorOptions): ResolvedOptions {
-  const r = { ...DEFAULTS, ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) } as ResolvedOptions;
+  const r = {
+    ...DEFAULTS,
+    ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
+  } as ResolvedOptions;
   int('port', r.port, 0, 65535);
   int('storagePort', r.storagePort, 0, 65535);
   int('seed', r.seed, 0, 2 ** 32 - 1);

@@ -13,8 +13,12 @@ export interface PropertyDef {
   friendlyName: string;
 }
 
-const def = (category: string, dataType: DataType, filterType: FilterType, entries: [string, string][]): PropertyDef[] =>
-  entries.map(([name, friendlyName]) => ({ name, category, dataType, filterType, friendlyName }));
+const def = (
+  category: string,
+  dataType: DataType,
+  filterType: FilterType,
+  entries: [string, string][],
+): PropertyDef[] => entries.map(([name, friendlyName]) => ({ name, category, dataType, filterType, friendlyName }));
 
 /** Built-in properties in catalogue order; custom properties C01–C20 are appended per product. */
 export const BUILT_IN_PROPERTIES: readonly PropertyDef[] = [
@@ -101,7 +105,11 @@ export const CUSTOM_PROPERTY_IDS: readonly string[] = Array.from(
 );
 
 /** Flags of [4] (api-shapes §3 "Emulator flags"). */
-export function propertyFlags(p: PropertyDef): { supportsRegex: boolean; supportsMeta: boolean; supportsNull: boolean } {
+export function propertyFlags(p: PropertyDef): {
+  supportsRegex: boolean;
+  supportsMeta: boolean;
+  supportsNull: boolean;
+} {
   return {
     supportsRegex: p.dataType === 'string',
     supportsMeta: p.dataType === 'string' || p.name === 'os' || p.name === 'geography' || p.name === 'gpu',
@@ -118,9 +126,27 @@ export interface OsEntry {
 }
 
 export const OS_CATALOGUE: readonly OsEntry[] = [
-  { platform: 'Windows', version: 'Windows 11', shortName: 'Win11', editions: ['Home', 'Pro', 'Enterprise'], weight: 40 },
-  { platform: 'Windows', version: 'Windows 10', shortName: 'Win10', editions: ['Home', 'Pro', 'Enterprise'], weight: 30 },
-  { platform: 'Windows', version: 'Windows Server 2022', shortName: 'WS2022', editions: ['Standard', 'Datacenter'], weight: 3 },
+  {
+    platform: 'Windows',
+    version: 'Windows 11',
+    shortName: 'Win11',
+    editions: ['Home', 'Pro', 'Enterprise'],
+    weight: 40,
+  },
+  {
+    platform: 'Windows',
+    version: 'Windows 10',
+    shortName: 'Win10',
+    editions: ['Home', 'Pro', 'Enterprise'],
+    weight: 30,
+  },
+  {
+    platform: 'Windows',
+    version: 'Windows Server 2022',
+    shortName: 'WS2022',
+    editions: ['Standard', 'Datacenter'],
+    weight: 3,
+  },
   { platform: 'macOS', version: 'macOS 15', shortName: 'mac15', editions: [''], weight: 9 },
   { platform: 'macOS', version: 'macOS 14', shortName: 'mac14', editions: [''], weight: 6 },
   { platform: 'Linux', version: 'Ubuntu 24.04', shortName: 'U2404', editions: ['Desktop', 'Server'], weight: 7 },

@@ -241,10 +241,18 @@ function generateSystemColumns(rng: Rng, n: number, product: Product, columns: M
   let lastMachine = '';
   for (let i = 0; i < n; i++) {
     str.prodEdition.set(i, rng.weighted(['Standard', 'Professional', 'Enterprise', 'Community'], [40, 30, 10, 20]));
-    str.prodLanguage.set(i, pickOr(rng, ['en', 'de', 'fr', 'ja', 'es', 'pt-BR', 'zh-CN'], [50, 12, 8, 8, 7, 5, 10], 0.04));
+    str.prodLanguage.set(
+      i,
+      pickOr(rng, ['en', 'de', 'fr', 'ja', 'es', 'pt-BR', 'zh-CN'], [50, 12, 8, 8, 7, 5, 10], 0.04),
+    );
     str.osLanguage.set(
       i,
-      pickOr(rng, ['en-US', 'en-GB', 'de-DE', 'fr-FR', 'ja-JP', 'es-ES', 'pt-BR', 'zh-CN'], [40, 8, 12, 8, 8, 7, 5, 12], 0.03),
+      pickOr(
+        rng,
+        ['en-US', 'en-GB', 'de-DE', 'fr-FR', 'ja-JP', 'es-ES', 'pt-BR', 'zh-CN'],
+        [40, 8, 12, 8, 8, 7, 5, 12],
+        0.03,
+      ),
     );
     const os = rng.weighted(
       OS_CATALOGUE,
@@ -261,11 +269,17 @@ function generateSystemColumns(rng: Rng, n: number, product: Product, columns: M
       i,
       os.platform === 'macOS'
         ? rng.pick(['Apple M2', 'Apple M3'])
-        : rng.weighted(['Intel Core i7', 'Intel Core i5', 'AMD Ryzen 7', 'AMD Ryzen 5', 'Intel Xeon'], [30, 25, 20, 15, 10]),
+        : rng.weighted(
+            ['Intel Core i7', 'Intel Core i5', 'AMD Ryzen 7', 'AMD Ryzen 5', 'Intel Xeon'],
+            [30, 25, 20, 15, 10],
+          ),
     );
     str.formFactor.set(i, rng.weighted(['Desktop', 'Laptop', 'Server', 'Tablet'], [40, 45, 10, 5]));
     str.dotNetVersion.set(i, windows ? rng.pick(['4.8', '4.8;3.5 SP1', '8.0;4.8', '9.0;8.0;4.8']) : null);
-    str.windowsFullBuild.set(i, windows ? `10.0.${rng.pick([19045, 22631, 26100, 20348])}.${rng.int(1000, 5000)}` : null);
+    str.windowsFullBuild.set(
+      i,
+      windows ? `10.0.${rng.pick([19045, 22631, 26100, 20348])}.${rng.int(1000, 5000)}` : null,
+    );
     str.vm.set(i, rng.weighted(['None', 'VMware', 'Hyper-V', 'VirtualBox', 'Parallels'], [85, 6, 5, 2, 2]));
     if (rng.chance(0.2)) {
       const jv = rng.pick(['17.0.13', '21.0.5', '11.0.25']);
@@ -286,7 +300,8 @@ function generateSystemColumns(rng: Rng, n: number, product: Product, columns: M
     str['geography.country'].set(i, geoNull ? null : geo.country);
     str['geography.usState'].set(i, !geoNull && geo.country === 'US' && rng.chance(0.9) ? rng.pick(US_STATES) : null);
     if (!rng.chance(0.04)) {
-      const gpu = os.platform === 'macOS' ? GPUS[GPUS.length - 1]! : rng.weighted(GPUS.slice(0, -1), [10, 12, 4, 6, 3, 18, 15]);
+      const gpu =
+        os.platform === 'macOS' ? GPUS[GPUS.length - 1]! : rng.weighted(GPUS.slice(0, -1), [10, 12, 4, 6, 3, 18, 15]);
       str['gpu.vendor'].set(i, gpu.vendor);
       str['gpu.model'].set(i, gpu.model);
     }

@@ -60,7 +60,10 @@ export class Rng {
 
 /** Stateless 32-bit hash of three integers (murmur3 finalizer style). */
 export function hash3(a: number, b: number, c: number): number {
-  let h = Math.imul(a ^ 0x85ebca6b, 0xcc9e2d51) ^ Math.imul(b + 0x27d4eb2f, 0x1b873593) ^ Math.imul(c + 0x165667b1, 0x9e3779b1);
+  let h =
+    Math.imul(a ^ 0x85ebca6b, 0xcc9e2d51) ^
+    Math.imul(b + 0x27d4eb2f, 0x1b873593) ^
+    Math.imul(c + 0x165667b1, 0x9e3779b1);
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -1,10 +1,10 @@
 /** Auth family: [1] requestCsrf, [2] signIn, [3] logout (api-shapes §2). */
 import { timingSafeEqual } from 'node:crypto';
+import { formatDay } from '../data/dates.ts';
 import { parseCookies, serializeCookie } from '../http/cookies.ts';
 import { ApiError, csrfMismatch } from '../http/errors.ts';
 import { type Handler, type HandlerContext, Reply } from '../http/handler.ts';
 import { optBool, reqString } from '../http/validate.ts';
-import { formatDay } from '../data/dates.ts';
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -19,7 +19,10 @@ const cookieNames = (ctx: HandlerContext) => {
 
 const requestCsrf: Handler = (ctx) => {
   const value = ctx.state.sessions.issueCsrf();
-  return new Reply({ status: 204, headers: { 'Set-Cookie': serializeCookie(cookieNames(ctx).csrf, value, { secure: false }) } });
+  return new Reply({
+    status: 204,
+    headers: { 'Set-Cookie': serializeCookie(cookieNames(ctx).csrf, value, { secure: false }) },
+  });
 };
 
 const signIn: Handler = (ctx) => {
@@ -57,7 +60,13 @@ const signIn: Handler = (ctx) => {
       products: Object.fromEntries(
         products.map(({ product: p }) => [
           p.productId,
-          { productId: p.productId, productName: p.productName, productType: p.productType, role: p.role, features: p.features },
+          {
+            productId: p.productId,
+            productName: p.productName,
+            productType: p.productType,
+            role: p.role,
+            features: p.features,
+          },
         ]),
       ),
       userSettings: { defaultProduct: current.product.productId, currentProduct: current.product.productId },

@@ -23,7 +23,8 @@ export function badRequest(path: string, problem: string): ApiError {
 
 export const unauthorized = (message = 'sign in first') => new ApiError(401, 'Unauthorized', message);
 export const cookieMissing = () => new ApiError(401, 'Cookie Missing', 'session cookie missing; retry the request');
-export const originNotAllowed = () => new ApiError(403, 'Origin Not Allowed', 'Origin header is missing or not allowed');
+export const originNotAllowed = () =>
+  new ApiError(403, 'Origin Not Allowed', 'Origin header is missing or not allowed');
 export const csrfMismatch = (message = 'CSRF header does not match the CSRF cookie') =>
   new ApiError(403, 'CSRF Mismatch', message);
 export const featureNotEnabled = (feature: string) =>

@@ -55,7 +55,12 @@ export const ROUTES: readonly RouteDef[] = [
   { id: 'exceptionsDownloadUrl', method: 'POST', path: '/v3/exceptionTracking/getDownloadUrl/{product_id}' },
   { id: 'clientPropertyList', method: 'POST', path: '/v3/reporting/clientPropertyList/{product_id}' },
   { id: 'exportClientPropertyList', method: 'POST', path: '/v3/export/request/clientPropertyList/{product_id}' },
-  { id: 'rawEventsListFiles', method: 'GET', path: '/v3/rawEvents/download/listFiles/{product_id}', feature: 'rawDataExport' },
+  {
+    id: 'rawEventsListFiles',
+    method: 'GET',
+    path: '/v3/rawEvents/download/listFiles/{product_id}',
+    feature: 'rawDataExport',
+  },
   {
     id: 'rawEventsDownloadUrl',
     method: 'POST',

@@ -5,6 +5,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Session } from '../auth/sessions.ts';
+import type { EmulatorState } from '../state.ts';
 import { parseCookies } from './cookies.ts';
 import {
   ApiError,
@@ -20,8 +22,6 @@ import {
 import { type Handler, type HandlerContext, Reply } from './handler.ts';
 import { matchRoute } from './routes.ts';
 import { fail, isObject, type Json } from './validate.ts';
-import type { Session } from '../auth/sessions.ts';
-import type { EmulatorState } from '../state.ts';
 
 export const EMULATOR_BUILD = 'pulse-emulator-3.0.0';
 
@@ -144,7 +144,12 @@ export function createServiceServer(state: EmulatorState, handlers: Record<strin
       req.resume();
       const { status, nonJson } = faults.serverError;
       if (nonJson) send(res, state, status, '<html><body>Bad gateway</body></html>', { 'Content-Type': 'text/html' });
-      else sendError(res, state, new ApiError(status, status === 503 ? 'Service Unavailable' : 'Internal Server Error', 'injected fault'));
+      else
+        sendError(
+          res,
+          state,
+          new ApiError(status, status === 503 ? 'Service Unavailable' : 'Internal Server Error', 'injected fault'),
+        );
       return;
     }
     if (faults.retryAfterSeconds !== undefined) {

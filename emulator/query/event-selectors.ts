@@ -34,7 +34,8 @@ export function combiEntryMatcher(v: unknown, path: string): { test: (e: Tracked
   const name = nameOf(o, path);
   const categoryType = optEnum(o, 'categoryType', ['string', 'regex'] as const, path) ?? 'string';
   const nameType = optEnum(o, 'nameType', ['string', 'regex'] as const, path) ?? 'string';
-  if (categoryType === 'regex' && category === null) fail(at(path, 'category'), 'must be a string with categoryType regex');
+  if (categoryType === 'regex' && category === null)
+    fail(at(path, 'category'), 'must be a string with categoryType regex');
   const catRe = categoryType === 'regex' ? regexValue(category as string, at(path, 'category')) : undefined;
   const nameRe = nameType === 'regex' ? regexValue(name, at(path, 'name')) : undefined;
   return {
@@ -67,7 +68,8 @@ export function parseSelector(
       combiEntryMatcher(e, at(at(path, 'combiArray'), k)),
     );
     const label = o.combiLabel;
-    if (label !== undefined && label !== null && typeof label !== 'string') fail(at(path, 'combiLabel'), 'must be a string');
+    if (label !== undefined && label !== null && typeof label !== 'string')
+      fail(at(path, 'combiLabel'), 'must be a string');
     const events = matchEvents(pd, (e) => entries.some((m) => m.test(e)));
     return {
       key: { combiLabel: typeof label === 'string' ? label : entries.map((m) => m.label).join(', ') },
@@ -91,5 +93,7 @@ export function parseSelectors(
   parent = '',
   forms: 'both' | 'single' = 'both',
 ): ResolvedSelector[] {
-  return reqArray(o, key, parent, { min: 1, max: 100 }).map((v, k) => parseSelector(pd, v, at(at(parent, key), k), forms));
+  return reqArray(o, key, parent, { min: 1, max: 100 }).map((v, k) =>
+    parseSelector(pd, v, at(at(parent, key), k), forms),
+  );
 }

@@ -169,7 +169,8 @@ function parseSpecial(pd: ProductData, name: string, f: unknown, path: string): 
       const o = asObject(f, path);
       if (o.type !== undefined && o.type !== 'stringArray') fail(at(path, 'type'), 'must be stringArray');
       const levels = HIERARCHY_LEVELS[name];
-      for (const key of Object.keys(o)) if (key !== 'type' && !levels.includes(key)) fail(at(path, key), 'unknown level');
+      for (const key of Object.keys(o))
+        if (key !== 'type' && !levels.includes(key)) fail(at(path, key), 'unknown level');
       const tests = levels.flatMap((level) => {
         if (o[level] === undefined) return [];
         const lp = at(path, level);
@@ -226,7 +227,8 @@ function parseSpecial(pd: ProductData, name: string, f: unknown, path: string): 
           const kp = at(p, kind);
           const lists = asObject(o[kind], kp);
           for (const list of Object.keys(lists)) {
-            if (list !== 'delivered' && !(list === 'undelivered' && kind === 'auto')) fail(at(kp, list), 'unknown member');
+            if (list !== 'delivered' && !(list === 'undelivered' && kind === 'auto'))
+              fail(at(kp, list), 'unknown member');
             const ids = new Set(stringArray(lists[list], at(kp, list)));
             const idx = pd.campaigns.flatMap((c, ci) => (c.kind === kind && ids.has(String(c.reachoutID)) ? [ci] : []));
             const got = (i: number) => pd.deliveries[i]!.some((ci) => idx.includes(ci));

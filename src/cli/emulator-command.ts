@@ -3,9 +3,9 @@
  * password. Invalid options fail before anything starts, naming the option.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULTS, EmulatorConfigError, type EmulatorOptions } from '../../emulator/options.ts';
-import { startEmulator } from '../../emulator/index.ts';
 import { FaultProfileError, loadFaultProfile } from '../../emulator/faults.ts';
+import { startEmulator } from '../../emulator/index.ts';
+import { DEFAULTS, EmulatorConfigError, type EmulatorOptions } from '../../emulator/options.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 
 export const CLI_DEFAULT_PORT = 8787;

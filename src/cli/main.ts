@@ -1,5 +1,5 @@
 /** `pulse <command>`: dispatches to one module per command. */
-import { emulatorCommand, EMULATOR_HELP } from './emulator-command.ts';
+import { EMULATOR_HELP, emulatorCommand } from './emulator-command.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 
 const HELP = `pulse — weekly digest, export archive and license alerts for a usage-analytics Reporting Service
