@@ -3,6 +3,7 @@
  * Members AND together; the emulator matches each client's latest known value.
  */
 import { HIERARCHY_LEVELS } from '../data/catalogue.ts';
+import type { Day } from '../data/dates.ts';
 import type { ProductData } from '../data/model.ts';
 import { NULL_SENTINEL } from '../data/model.ts';
 import {
@@ -43,33 +44,14 @@ function parseFilter(pd: ProductData, name: string, f: unknown, path: string): C
   const kind = scalarKind(pd, name);
   if (!kind) fail(path, `unknown property ${name}`);
   const o = asObject(f, path);
-  const type = o.type;
-  const allowed: Record<string, string[]> = {
-    string: ['string', 'stringArray', 'regex'],
-    number: ['number', 'numberRange'],
-    date: ['date', 'dateRange'],
-    boolean: ['boolean'],
-  };
-  if (typeof type !== 'string' || !allowed[kind]!.includes(type))
-    fail(at(path, 'type'), `must be one of ${allowed[kind]!.join(', ')} for ${name}`);
-  const col = columnOf(pd, name)!;
+  requireKind(o, path, KINDS_OF[kind], name);
+  const col = columnOf(pd, name);
   if (!col) return () => false;
   switch (col.kind) {
     case 'string': {
-      let test: (s: string) => boolean;
-      let matchNull = false;
-      if (type === 'regex') {
-        if (typeof o.value !== 'string') fail(at(path, 'value'), 'must be a string');
-        const re = regexValue(o.value, at(path, 'value'));
-        test = (s) => re.test(s);
-      } else {
-        const values = type === 'string' ? [stringValue(o, path)] : stringArray(o.value, at(path, 'value'));
-        matchNull = values.includes(NULL_SENTINEL);
-        const set = new Set(values);
-        test = (s) => set.has(s);
-      }
+      const test = stringKindMatcher(o, path);
       const ok = new Uint8Array(col.dict.length + 1);
-      ok[0] = matchNull ? 1 : 0;
+      ok[0] = test(null) ? 1 : 0;
       col.dict.forEach((s, k) => {
         ok[k + 1] = test(s) ? 1 : 0;
       });
@@ -77,46 +59,88 @@ function parseFilter(pd: ProductData, name: string, f: unknown, path: string): C
       return (i) => ok[codes[i]!] === 1;
     }
     case 'number': {
+      const test = numberKindMatcher(o, path);
       const values = col.values;
-      if (type === 'number') {
-        if (typeof o.value !== 'number') fail(at(path, 'value'), 'must be a number');
-        const x = o.value;
-        return (i) => values[i] === x;
-      }
-      const { min, max } = bounds(o, path, (v, p) => {
-        if (typeof v !== 'number' || !Number.isFinite(v)) fail(p, 'must be a number');
-        return v;
-      });
       return (i) => {
         const v = values[i]!;
-        return !Number.isNaN(v) && v >= min && v <= max;
+        return test(Number.isNaN(v) ? null : v);
       };
     }
     case 'date': {
+      const test = dateKindMatcher(o, path);
       const days = col.days;
-      if (type === 'date') {
-        if (o.value === NULL_SENTINEL) return (i) => days[i]! < 0;
-        const d = dateValue(o.value, at(path, 'value'));
-        return (i) => days[i] === d;
-      }
-      const { min, max } = bounds(o, path, (v, p) => dateValue(v, p));
       return (i) => {
         const d = days[i]!;
-        return d >= 0 && d >= min && d <= max;
+        return test(d < 0 ? null : d);
       };
     }
     case 'boolean': {
-      if (typeof o.value !== 'boolean') fail(at(path, 'value'), 'must be a boolean');
-      const want = o.value ? 1 : 0;
+      const test = booleanKindMatcher(o, path);
       const values = col.values;
-      return (i) => values[i] === want;
+      return (i) => {
+        const v = values[i]!;
+        return test(v === 2 ? null : v === 1);
+      };
     }
   }
 }
 
-function stringValue(o: Json, path: string): string {
-  if (typeof o.value !== 'string') fail(at(path, 'value'), 'must be a string');
-  return o.value;
+/** Filter kinds allowed per property type (api-shapes §1.7). */
+export const KINDS_OF = {
+  string: ['string', 'stringArray', 'regex'],
+  number: ['number', 'numberRange'],
+  date: ['date', 'dateRange'],
+  boolean: ['boolean'],
+} as const;
+
+export function requireKind(o: Json, path: string, kinds: readonly string[], name: string): void {
+  if (typeof o.type !== 'string' || !kinds.includes(o.type))
+    fail(at(path, 'type'), `must be one of ${kinds.join(', ')} for ${name}`);
+}
+
+/** string | stringArray | regex → test over a value (null = no value, matched by "<NULL>"). */
+export function stringKindMatcher(o: Json, path: string): (s: string | null) => boolean {
+  const valuePath = at(path, 'value');
+  if (o.type === 'regex') {
+    if (typeof o.value !== 'string') fail(valuePath, 'must be a string');
+    const re = regexValue(o.value, valuePath);
+    return (s) => s !== null && re.test(s);
+  }
+  if (o.type === 'string' && typeof o.value !== 'string') fail(valuePath, 'must be a string');
+  const set = new Set(o.type === 'string' ? [o.value as string] : stringArray(o.value, valuePath));
+  const matchNull = set.has(NULL_SENTINEL);
+  return (s) => (s === null ? matchNull : set.has(s));
+}
+
+/** number | numberRange (inclusive) → test over a value (null never matches). */
+export function numberKindMatcher(o: Json, path: string): (x: number | null) => boolean {
+  if (o.type === 'number') {
+    if (typeof o.value !== 'number' || !Number.isFinite(o.value)) fail(at(path, 'value'), 'must be a number');
+    const want = o.value;
+    return (x) => x === want;
+  }
+  const { min, max } = bounds(o, path, (v, p) => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) fail(p, 'must be a number');
+    return v;
+  });
+  return (x) => x !== null && x >= min && x <= max;
+}
+
+/** date | dateRange (inclusive) → test over a day (null = no value, matched by date "<NULL>"). */
+export function dateKindMatcher(o: Json, path: string): (d: Day | null) => boolean {
+  if (o.type === 'date') {
+    if (o.value === NULL_SENTINEL) return (d) => d === null;
+    const want = dateValue(o.value, at(path, 'value'));
+    return (d) => d === want;
+  }
+  const { min, max } = bounds(o, path, (v, p) => dateValue(v, p));
+  return (d) => d !== null && d >= min && d <= max;
+}
+
+export function booleanKindMatcher(o: Json, path: string): (b: boolean | null) => boolean {
+  if (typeof o.value !== 'boolean') fail(at(path, 'value'), 'must be a boolean');
+  const want = o.value;
+  return (b) => b === want;
 }
 
 function bounds(o: Json, path: string, read: (v: unknown, p: string) => number): { min: number; max: number } {
@@ -130,7 +154,7 @@ function bounds(o: Json, path: string, read: (v: unknown, p: string) => number):
 }
 
 /** Array of objects; any object matching (OR); every flag given in one object must hold (AND). */
-function flagObjects<F extends string>(
+export function flagObjects<F extends string>(
   f: unknown,
   path: string,
   flags: readonly F[],
