@@ -4,6 +4,7 @@
  */
 import { type Day, formatDay } from '../../data/dates.ts';
 import type { LicenseRegistry, LicenseStatus } from '../../data/model.ts';
+import { compareCodePoints } from '../../data/strings.ts';
 
 export const LICENSE_FLAGS = [
   'activated',
@@ -41,19 +42,6 @@ export function wireRecord(reg: LicenseRegistry, k: number) {
     overQuotaCount: overQuotaOf(reg, k),
     lastSeenDate: lastSeen === null ? null : formatDay(lastSeen),
   };
-}
-
-/** Maps UTF-16 code units so that comparing them orders strings by code point (surrogates sort above U+FFFF). */
-const codePointRank = (c: number): number => (c >= 0xd800 ? (c >= 0xe000 ? c - 0x800 : c + 0x2000) : c);
-
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) return codePointRank(x) - codePointRank(y);
-  }
-  return a.length - b.length;
 }
 
 /**
