@@ -1,0 +1,128 @@
+/**
+ * The lines of one day of one family, derived from a hash of (product seed, family, day) so any day can be rebuilt
+ * at any time without storing lines: a bounded number of samples, each a client active that day, at a time of day
+ * from the hash, sorted by time. Today's file is the prefix of today's lines up to the clock's current time.
+ */
+import { isActive } from '../../data/activity.ts';
+import { type Day, formatDay, msOfDay } from '../../data/dates.ts';
+import type { ProductData } from '../../data/model.ts';
+import { hash3 } from '../../data/rng.ts';
+import { clientCells } from './client-cells.ts';
+import type { Family } from './families.ts';
+
+/** A day's lines before they are turned into cells: time, client number and line hash, ascending by time. */
+export interface DayPicks {
+  day: Day;
+  /** `YYYY-MM-DDT`, the timestamp prefix of every line of the day. */
+  dayPrefix: string;
+  count: number;
+  ms: Float64Array;
+  client: Int32Array;
+  hash: Uint32Array;
+}
+
+const SECONDS_PER_DAY = 86_400;
+/** Samples tried per wanted line; days with few active clients end up with fewer lines. */
+const TRIES_PER_LINE = 4;
+
+function wantedLines(pd: ProductData, fam: Family, day: Day): number {
+  const h = hash3(pd.seed ^ fam.salt, day, 0x7fffffff);
+  if (h % 100 < fam.quietDayPercent) return 0;
+  const base = Math.min(fam.maxPerDay, Math.max(fam.minPerDay, Math.round(pd.n / fam.clientsPerLine)));
+  const weekend = (((day + 3) % 7) + 7) % 7 >= 5 ? 0.5 : 1;
+  return Math.round(base * weekend * (0.6 + ((h >>> 8) % 800) / 1000));
+}
+
+export function dayPicks(pd: ProductData, fam: Family, day: Day): DayPicks {
+  const wanted = day < pd.firstDay || day > pd.today ? 0 : wantedLines(pd, fam, day);
+  const sec = new Int32Array(wanted);
+  const client = new Int32Array(wanted);
+  const hash = new Uint32Array(wanted);
+  let count = 0;
+  for (let t = 0; t < wanted * TRIES_PER_LINE && count < wanted; t++) {
+    const i = hash3(pd.seed ^ fam.salt, day, t) % pd.n;
+    if (!isActive(pd, i, day)) continue;
+    const h = hash3(t, day, pd.seed ^ fam.salt ^ i);
+    if (fam.payload(pd, i, day, h) === undefined) continue;
+    sec[count] = h % SECONDS_PER_DAY;
+    client[count] = i;
+    hash[count] = h;
+    count++;
+  }
+  // Stable sort by time: equal seconds keep sampling order, so the order is deterministic.
+  const order = Array.from({ length: count }, (_, k) => k).sort((a, b) => sec[a]! - sec[b]!);
+  const start = msOfDay(day);
+  const picks: DayPicks = {
+    day,
+    dayPrefix: `${formatDay(day)}T`,
+    count,
+    ms: new Float64Array(count),
+    client: new Int32Array(count),
+    hash: new Uint32Array(count),
+  };
+  order.forEach((k, j) => {
+    picks.ms[j] = start + sec[k]! * 1000;
+    picks.client[j] = client[k]!;
+    picks.hash[j] = hash[k]!;
+  });
+  return picks;
+}
+
+/** How many of the day's lines exist at `nowMs` (all of them for a finished day). */
+export function linesUpTo(ms: Float64Array, nowMs: number): number {
+  let lo = 0;
+  let hi = ms.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ms[mid]! <= nowMs) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const two = (v: number) => (v < 10 ? `0${v}` : String(v));
+
+/** `YYYY-MM-DDTHH:MM:SS` (api-shapes §1.4) without a Date per line. */
+function timestamp(picks: DayPicks, k: number): string {
+  const sec = (picks.ms[k]! - msOfDay(picks.day)) / 1000;
+  return `${picks.dayPrefix}${two(Math.floor(sec / 3600))}:${two(Math.floor(sec / 60) % 60)}:${two(sec % 60)}`;
+}
+
+/** Cells of line k in the family's column order. */
+export function lineCells(pd: ProductData, fam: Family, picks: DayPicks, k: number): string[] {
+  const i = picks.client[k]!;
+  const payload = fam.payload(pd, i, picks.day, picks.hash[k]!) ?? ['', '', ''];
+  return [timestamp(picks, k), ...clientCells(pd, i, picks.day), ...payload];
+}
+
+const countMemo = new WeakMap<ProductData, Map<string, Int32Array>>();
+
+/** Lines of a whole day, memoised per product and family (listings ask for hundreds of days at a time). */
+export function dayLineCount(pd: ProductData, fam: Family, day: Day): number {
+  if (day < pd.firstDay || day > pd.today) return 0;
+  let byFamily = countMemo.get(pd);
+  if (!byFamily) {
+    byFamily = new Map();
+    countMemo.set(pd, byFamily);
+  }
+  let counts = byFamily.get(fam.id);
+  if (!counts) {
+    counts = new Int32Array(pd.today - pd.firstDay + 1).fill(-1);
+    byFamily.set(fam.id, counts);
+  }
+  const at = day - pd.firstDay;
+  if (counts[at]! < 0) counts[at] = dayPicks(pd, fam, day).count;
+  return counts[at]!;
+}
+
+/** Newest `lineCount` lines up to `nowMs`, oldest first, walking back from `today`. */
+export function lastLines(pd: ProductData, fam: Family, lineCount: number, today: Day, nowMs: number): string[][] {
+  const newestFirst: string[][] = [];
+  for (let day = Math.min(today, pd.today); day >= pd.firstDay && newestFirst.length < lineCount; day--) {
+    if (dayLineCount(pd, fam, day) === 0) continue;
+    const picks = dayPicks(pd, fam, day);
+    for (let k = linesUpTo(picks.ms, nowMs) - 1; k >= 0 && newestFirst.length < lineCount; k--)
+      newestFirst.push(lineCells(pd, fam, picks, k));
+  }
+  return newestFirst.reverse();
+}
