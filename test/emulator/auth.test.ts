@@ -41,7 +41,11 @@ describe('auth flow', () => {
     const csrf = cookies.find((c) => c.startsWith('Svc-Csrf='));
     expect(csrf).toBeDefined();
     expect(csrf).not.toContain(`Svc-Csrf=${before};`);
-    const body = (await res.json()) as any;
+    const body = (await res.json()) as {
+      products: object;
+      userSettings: { currentProduct: string };
+      beatInterval: number;
+    };
     expect(Object.keys(body.products)).toEqual(emu.products.map((p) => p.productId));
     expect(body.userSettings.currentProduct).toBe(emu.products[0]!.productId);
     expect(Number.isInteger(body.beatInterval)).toBe(true);

@@ -4,6 +4,7 @@ import { addPeriods, type DateSplit, formatDay, parseDay } from '../../emulator/
 import { type ProductData, type StringColumn, stringAt } from '../../emulator/data/model.ts';
 import type { Emulator } from '../../emulator/index.ts';
 import { signedIn, startTestEmulator, TEST_TODAY, TestSession } from '../helpers/emulator-session.ts';
+import { rangeOf, resultKeys } from '../helpers/wire-order.ts';
 
 const TODAY = parseDay(TEST_TODAY)!;
 const COHORT = '/v3/reporting/engagement/churnAndEngagement';
@@ -48,21 +49,6 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-/** Keys of the `result` object in wire order (JSON.parse would hoist integer-like keys). */
-function wireKeys(text: string): string[] {
-  const result = JSON.parse(text.replace(/"((?:[^"\\]|\\.)*)":/g, '"#$1":'))['#result'] as object;
-  return Object.keys(result).map((k) => k.slice(1));
-}
-
-/** A §1.6 label as an inclusive integer range; `h:mm` counts minutes. */
-function rangeOf(label: string): [number, number] {
-  const num = (t: string) => (t.includes(':') ? Number(t.split(':')[0]) * 60 + Number(t.split(':')[1]) : Number(t));
-  if (label.startsWith('≤ ')) return [Number.NEGATIVE_INFINITY, num(label.slice(2))];
-  if (label.startsWith('≥ ')) return [num(label.slice(2)), Number.POSITIVE_INFINITY];
-  const [lo, hi = lo] = label.split(' - ');
-  return [num(lo!), num(hi!)];
-}
-
 /** Clients lost in the range as [7] counts them (§5), straight from last-seen days. */
 function lostClients(
   start: string,
@@ -97,7 +83,7 @@ describe('[16]–[18] lost-client histograms', () => {
       for (const body of cases) {
         const r = await s.post(h.path, body);
         expect(r.status).toBe(200);
-        expect(wireKeys(r.text)).toEqual(h.labels);
+        expect(resultKeys(r.text)).toEqual(h.labels);
         const lost = lostClients(body.startDate, body.stopDate, body.daysUntilDeclaredLost, body.dateReportedLost);
         expect(lost.length).toBeGreaterThan(20);
         const counts: Record<string, number> = r.json.result;
@@ -299,7 +285,7 @@ describe('[15] churnAndEngagement', () => {
     ];
     const explicit = await s.post(COHORT, { ...body, globalFilters: {}, segments });
     expect(explicit.status).toBe(200);
-    expect(wireKeys(explicit.text)).toEqual(['2', '1']);
+    expect(resultKeys(explicit.text)).toEqual(['2', '1']);
     const members = cohort(body.startDate, body.stopDate, (i) => ['Community', 'Standard'].includes(edition(i) ?? ''));
     expect(explicit.json.result['1']).toEqual(cohortTable(members, body.startDate, 'month', 30));
   });

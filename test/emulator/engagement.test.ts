@@ -4,6 +4,7 @@ import { parseDay } from '../../emulator/data/dates.ts';
 import { type ProductData, type StringColumn, stringAt } from '../../emulator/data/model.ts';
 import type { Emulator } from '../../emulator/index.ts';
 import { signedIn, startTestEmulator, TestSession } from '../helpers/emulator-session.ts';
+import { keysOf, parseInWireOrder, rangeOf, type WireTree } from '../helpers/wire-order.ts';
 
 const PATH = '/v3/reporting/engagement/usageDistribution';
 const SESSION_LABELS = ['≤ 1', '2', '3', '4 - 5', '6 - 8', '9 - 12', '13 - 20', '≥ 21'];
@@ -19,23 +20,6 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-interface Tree {
-  [key: string]: Tree;
-}
-/** JSON.parse keeping every object's keys in wire order (a prefix stops integer-like keys from being hoisted). */
-function parseInWireOrder(text: string): Tree {
-  return JSON.parse(text.replace(/"((?:[^"\\]|\\.)*)":/g, '"#$1":'));
-}
-const keysOf = (o: Tree | undefined): string[] => Object.keys(o ?? {}).map((k) => k.slice(1));
-
-/** A §1.6 label as an inclusive integer range; `h:mm` counts minutes. */
-function rangeOf(label: string): [number, number] {
-  const num = (t: string) => (t.includes(':') ? Number(t.split(':')[0]) * 60 + Number(t.split(':')[1]) : Number(t));
-  if (label.startsWith('≤ ')) return [Number.NEGATIVE_INFINITY, num(label.slice(2))];
-  if (label.startsWith('≥ ')) return [num(label.slice(2)), Number.POSITIVE_INFINITY];
-  const [lo, hi = lo] = label.split(' - ');
-  return [num(lo!), num(hi!)];
-}
 /** Bin finder over labels: the index of the one label whose range holds v; fails unless exactly one does. */
 function binner(labels: string[]): (v: number) => number {
   const ranges = labels.map(rangeOf);

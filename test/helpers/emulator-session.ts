@@ -15,6 +15,7 @@ export interface WireResponse {
   headers: Headers;
   text: string;
   /** Parsed JSON body, or undefined when the body is not JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary response shapes and assert on them.
   json: any;
 }
 
