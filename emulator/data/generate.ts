@@ -27,7 +27,19 @@ export function generateAll(opts: GenerateOptions): ProductData[] {
   );
 }
 
-const hex8 = (x: number) => x.toString(16).toUpperCase().padStart(8, '0');
+const HEX_CODES = Array.from('0123456789ABCDEF', (c) => c.charCodeAt(0));
+const idCodes: number[] = [];
+/**
+ * `prefix` + two 32-bit words as 16 upper-case hex digits, built as one flat string from character codes: ids are
+ * made millions of times at start-up, and concatenated pieces would be slower and stay in memory as string ropes.
+ */
+function hexId(prefix: string, hi: number, lo: number): string {
+  idCodes.length = 0;
+  for (const ch of prefix) idCodes.push(ch.charCodeAt(0));
+  for (let k = 28; k >= 0; k -= 4) idCodes.push(HEX_CODES[(hi >>> k) & 15]!);
+  for (let k = 28; k >= 0; k -= 4) idCodes.push(HEX_CODES[(lo >>> k) & 15]!);
+  return String.fromCharCode(...idCodes);
+}
 const EMPTY: readonly number[] = Object.freeze([]);
 
 function randomWord(rng: Rng, level: number): number {
@@ -46,7 +58,10 @@ export function generateProduct(product: Product, n: number, seed: number, today
   const words = Math.ceil((today - firstDay + 1) / 32);
 
   const ids = new Set<string>();
-  while (ids.size < n) ids.add(hex8(rng.u32()) + hex8(rng.u32()));
+  while (ids.size < n) {
+    const hi = rng.u32();
+    ids.add(hexId('', hi, rng.u32()));
+  }
   const clientIds = [...ids].sort();
 
   const installDay = new Int32Array(n);
@@ -188,6 +203,12 @@ const CUSTOM_VALUES: Record<string, readonly string[]> = {
   Deployment: ['On-premises', 'Private cloud', 'Public cloud'],
 };
 
+// Drawn once per client: built once here rather than per call.
+const OS_WEIGHTS = OS_CATALOGUE.map((o) => o.weight);
+const GEO_WEIGHTS = GEOGRAPHY.map((g) => g.weight);
+const PC_GPUS = GPUS.slice(0, -1);
+const PC_GPU_WEIGHTS = [10, 12, 4, 6, 3, 18, 15];
+
 function generateSystemColumns(rng: Rng, n: number, product: Product, columns: Map<string, Column>): void {
   const s = (_name: string) => new StringColumnBuilder(n);
   const str = {
@@ -254,10 +275,7 @@ function generateSystemColumns(rng: Rng, n: number, product: Product, columns: M
         0.03,
       ),
     );
-    const os = rng.weighted(
-      OS_CATALOGUE,
-      OS_CATALOGUE.map((o) => o.weight),
-    );
+    const os = rng.weighted(OS_CATALOGUE, OS_WEIGHTS);
     const osNull = rng.chance(0.01);
     str['os.platform'].set(i, osNull ? null : os.platform);
     str['os.version'].set(i, osNull ? null : os.version);
@@ -292,16 +310,12 @@ function generateSystemColumns(rng: Rng, n: number, product: Product, columns: M
       num.javaVmRam.values[i] = rng.pick([512, 1024, 2048, 4096]);
     }
     const geoNull = rng.chance(0.02);
-    const geo = rng.weighted(
-      GEOGRAPHY,
-      GEOGRAPHY.map((g) => g.weight),
-    );
+    const geo = rng.weighted(GEOGRAPHY, GEO_WEIGHTS);
     str['geography.continent'].set(i, geoNull ? null : geo.continent);
     str['geography.country'].set(i, geoNull ? null : geo.country);
     str['geography.usState'].set(i, !geoNull && geo.country === 'US' && rng.chance(0.9) ? rng.pick(US_STATES) : null);
     if (!rng.chance(0.04)) {
-      const gpu =
-        os.platform === 'macOS' ? GPUS[GPUS.length - 1]! : rng.weighted(GPUS.slice(0, -1), [10, 12, 4, 6, 3, 18, 15]);
+      const gpu = os.platform === 'macOS' ? GPUS[GPUS.length - 1]! : rng.weighted(PC_GPUS, PC_GPU_WEIGHTS);
       str['gpu.vendor'].set(i, gpu.vendor);
       str['gpu.model'].set(i, gpu.model);
     }
@@ -314,7 +328,11 @@ function generateSystemColumns(rng: Rng, n: number, product: Product, columns: M
       num.resolutionHeight.values[i] = h;
       num.screenPpi.values[i] = ppi;
     }
-    const machine = i > 0 && rng.chance(0.05) ? lastMachine : `M${hex8(rng.u32())}${hex8(rng.u32())}`;
+    let machine = lastMachine;
+    if (i === 0 || !rng.chance(0.05)) {
+      const hi = rng.u32();
+      machine = hexId('M', hi, rng.u32());
+    }
     machineId.set(i, machine);
     lastMachine = machine;
     for (const c of custom) c.col.set(i, rng.chance(0.25) ? null : rng.pick(c.values));
