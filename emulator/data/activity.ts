@@ -117,16 +117,23 @@ export function eventCountBetween(pd: ProductData, i: number, e: number, from: D
   return perDay === 0 ? 0 : perDay * activeDaysBetween(pd, i, from, to);
 }
 
-/** The day client i was declared lost (last seen + daysUntilDeclaredLost), or undefined if not lost by `today`. */
-export function lostDay(pd: ProductData, i: number, daysUntilDeclaredLost: number, today: Day): Day | undefined {
-  const declared = (pd.lastSeenDay[i] ?? 0) + daysUntilDeclaredLost;
-  return declared <= today ? declared : undefined;
+/**
+ * The day a client last seen on `lastSeen` is reported lost (api-shapes §5): with `dateDeclaredLost` the declaration
+ * day (last seen + daysUntilDeclaredLost), with `dateLastSeen` the last-seen day — in both cases only once the
+ * declaration day has been reached; undefined before that.
+ */
+export function reportedLossDay(
+  lastSeen: Day,
+  daysUntilDeclaredLost: number,
+  dateReportedLost: 'dateLastSeen' | 'dateDeclaredLost',
+  today: Day,
+): Day | undefined {
+  const declared = lastSeen + daysUntilDeclaredLost;
+  if (declared > today) return undefined;
+  return dateReportedLost === 'dateDeclaredLost' ? declared : lastSeen;
 }
 
-/**
- * The day a loss is reported on (api-shapes §5): with `dateDeclaredLost` the declaration day, with `dateLastSeen`
- * the last-seen day — in both cases only once the declaration day has been reached.
- */
+/** reportedLossDay of client i. */
 export function lossReportDay(
   pd: ProductData,
   i: number,
@@ -134,7 +141,5 @@ export function lossReportDay(
   dateReportedLost: 'dateLastSeen' | 'dateDeclaredLost',
   today: Day,
 ): Day | undefined {
-  const declared = lostDay(pd, i, daysUntilDeclaredLost, today);
-  if (declared === undefined) return undefined;
-  return dateReportedLost === 'dateDeclaredLost' ? declared : (pd.lastSeenDay[i] ?? 0);
+  return reportedLossDay(pd.lastSeenDay[i] ?? 0, daysUntilDeclaredLost, dateReportedLost, today);
 }

@@ -3,8 +3,10 @@
  * node (a node is the report total or one segment combination). One pass over the clients; a client's active
  * periods come straight from its activity words with precomputed per-period masks, so no day is visited one by one.
  */
+import { reportedLossDay } from '../data/activity.ts';
 import type { Day } from '../data/dates.ts';
 import type { ProductData, StringColumn } from '../data/model.ts';
+import { groupsOf } from './group-by.ts';
 
 export const STATUSES = ['new', 'active', 'lost'] as const;
 export type Status = (typeof STATUSES)[number];
@@ -42,11 +44,9 @@ export interface Counts {
   present: Uint8Array;
 }
 
-/** The day a unit last seen on `last` is reported lost, or undefined (api-shapes §5; not before it is declared). */
+/** The day a unit last seen on `last` is reported lost, or undefined (api-shapes §5). */
 export function lossReportDay(last: Day, rule: LostRule, today: Day): Day | undefined {
-  const declared = last + rule.daysUntilDeclaredLost;
-  if (declared > today) return undefined;
-  return rule.dateReportedLost === 'dateDeclaredLost' ? declared : last;
+  return reportedLossDay(last, rule.daysUntilDeclaredLost, rule.dateReportedLost, today);
 }
 
 export function countUnits(pd: ProductData, plan: CountPlan): Counts {
@@ -166,24 +166,6 @@ function countClients(pd: ProductData, plan: CountPlan, scan: Scanner, counts: I
       if (lostP >= 0) counts[base + 2 * P + lostP]!++;
     }
   }
-}
-
-const groupCache = new WeakMap<StringColumn, { start: Uint32Array; members: Uint32Array }>();
-
-/** Clients ordered by their value code (counting sort), cached per column: the units of a groupBy. */
-function groupsOf(col: StringColumn, n: number): { start: Uint32Array; members: Uint32Array } {
-  const hit = groupCache.get(col);
-  if (hit) return hit;
-  const units = col.dict.length + 1;
-  const start = new Uint32Array(units + 1);
-  for (let i = 0; i < n; i++) start[col.codes[i]! + 1]!++;
-  for (let u = 0; u < units; u++) start[u + 1]! += start[u]!;
-  const fill = start.slice(0, units);
-  const members = new Uint32Array(n);
-  for (let i = 0; i < n; i++) members[fill[col.codes[i]!]!++] = i;
-  const g = { start, members };
-  groupCache.set(col, g);
-  return g;
 }
 
 /**

@@ -352,7 +352,7 @@ describe('dateRangeReport [7]', () => {
       [{ ...ok, dateSplit: 'year' }, 'dateSplit: must be one of day, week, month'],
       [
         { ...ok, groupBy: 'prodVersion' },
-        'groupBy: must be clientId, machineId, licenseKey or a custom property C01–C20',
+        'groupBy: must be clientId, machineId, licenseKey or a configured custom property C01–C20',
       ],
       [{ ...ok, groupBy: 'C07' }, 'groupBy: C07 is not a configured custom property'],
       [{ ...ok, resultMode: 'relative' }, 'resultMode: must be one of absolute, percentOfActive'],

@@ -8,11 +8,12 @@ import type { ProductData } from '../../data/model.ts';
 import type { Handler } from '../../http/handler.ts';
 import { dateRange } from '../../http/validate.ts';
 import { parseGlobalFilters } from '../../query/filters.ts';
+import { parseGroupBy } from '../../query/group-by.ts';
 import { COUNTS, DAYS, lifetimePass } from './lifetime-pass.ts';
 import { activePopulation, lostPopulation, parseLossRules } from './population.ts';
 import { parseTableRequest, type TableRequest } from './table-request.ts';
 import { pageRows, shapeRows, type TableTotals } from './table-rows.ts';
-import { clientUnits, groupUnits, parseGroupBy, type Units } from './units.ts';
+import { clientUnits, groupUnits, type Units } from './units.ts';
 
 function tally(pd: ProductData, units: Units, end: Day, req: TableRequest): TableTotals {
   const R = req.rows.length;

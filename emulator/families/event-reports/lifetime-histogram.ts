@@ -8,10 +8,11 @@ import type { Handler } from '../../http/handler.ts';
 import { dateRange } from '../../http/validate.ts';
 import { parseSelectors, type ResolvedSelector } from '../../query/event-selectors.ts';
 import { parseGlobalFilters } from '../../query/filters.ts';
+import { parseGroupBy } from '../../query/group-by.ts';
 import { type BinSets, binIndex, HISTOGRAM_METRICS, type HistogramMetric, parseBinSets } from './bins.ts';
 import { COUNTS, DAYS, lifetimePass, MONTHS, WEEKS } from './lifetime-pass.ts';
 import { activePopulation, lostPopulation, parseLossRules } from './population.ts';
-import { clientUnits, groupUnits, parseGroupBy, type Units } from './units.ts';
+import { clientUnits, groupUnits, type Units } from './units.ts';
 
 const eventValue = (sel: ResolvedSelector, value: number) => ({ ...sel.key, value });
 

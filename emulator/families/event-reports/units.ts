@@ -7,9 +7,9 @@
  * the population when at least one of its clients is; its lifetime counts sum over all of its clients that match
  * the filters, also those not active in the range (their lifetime up to stopDate still counts).
  */
-import type { ProductData } from '../../data/model.ts';
-import { fail, type Json } from '../../http/validate.ts';
+import type { ProductData, StringColumn } from '../../data/model.ts';
 import type { ClientPredicate } from '../../query/filters.ts';
+import { groupsOf } from '../../query/group-by.ts';
 
 export interface Units {
   /** Client numbers, grouped by unit. */
@@ -17,19 +17,6 @@ export interface Units {
   /** Unit u holds members[starts[u] .. starts[u + 1]). */
   starts: Int32Array;
   count: number;
-}
-
-const FIXED_GROUP_BY = ['clientId', 'machineId', 'licenseKey'];
-
-/** The `groupBy` member: `clientId` (default), `machineId`, `licenseKey`, or a configured custom property. */
-export function parseGroupBy(pd: ProductData, body: Json): string {
-  const v = body.groupBy;
-  if (v === undefined || v === null) return 'clientId';
-  if (typeof v !== 'string') fail('groupBy', 'must be a string');
-  const custom = /^C(0[1-9]|1\d|20)$/.test(v) && v in pd.product.customProperties;
-  if (!FIXED_GROUP_BY.includes(v) && !custom)
-    fail('groupBy', 'must be clientId, machineId, licenseKey or a configured custom property C01–C20');
-  return v;
 }
 
 /** Every client its own unit. */
@@ -40,31 +27,27 @@ export function clientUnits(clients: Int32Array): Units {
 }
 
 /** Units of `groupBy` that hold at least one population client, each with all its clients that match the filters. */
-export function groupUnits(pd: ProductData, groupBy: string, population: Int32Array, match: ClientPredicate): Units {
-  if (groupBy === 'clientId') return clientUnits(population);
-  const col = pd.columns.get(groupBy);
-  if (col?.kind !== 'string') return clientUnits(new Int32Array(0));
-  const codes = col.codes;
-  // unitOf[code] = unit number + 1 for codes held by a population client (0 = not a unit); units in code order.
-  const unitOf = new Int32Array(col.dict.length + 1);
-  for (const i of population) if (codes[i]! !== 0) unitOf[codes[i]!] = 1;
-  let count = 0;
-  for (let c = 1; c < unitOf.length; c++) if (unitOf[c] === 1) unitOf[c] = ++count;
-  const starts = new Int32Array(count + 1);
-  const unitOfClient = new Int32Array(pd.n).fill(-1);
-  for (let i = 0; i < pd.n; i++) {
-    const u = unitOf[codes[i]!]! - 1;
-    if (u >= 0 && match(i)) {
-      unitOfClient[i] = u;
-      starts[u + 1]!++;
-    }
+export function groupUnits(
+  pd: ProductData,
+  groupBy: StringColumn | undefined,
+  population: Int32Array,
+  match: ClientPredicate,
+): Units {
+  if (!groupBy) return clientUnits(population);
+  const inPopulation = new Uint8Array(pd.n);
+  for (const i of population) inPopulation[i] = 1;
+  const { start, members: byValue } = groupsOf(groupBy, pd.n);
+  const members = new Int32Array(pd.n);
+  const starts: number[] = [];
+  let used = 0;
+  // Code 0 is "no value": those clients belong to no unit.
+  for (let code = 1; code + 1 < start.length; code++) {
+    let reached = false;
+    for (let k = start[code]!; k < start[code + 1]! && !reached; k++) reached = inPopulation[byValue[k]!] === 1;
+    if (!reached) continue;
+    starts.push(used);
+    for (let k = start[code]!; k < start[code + 1]!; k++) if (match(byValue[k]!)) members[used++] = byValue[k]!;
   }
-  for (let u = 0; u < count; u++) starts[u + 1]! += starts[u]!;
-  const fill = starts.slice(0, count);
-  const members = new Int32Array(starts[count]!);
-  for (let i = 0; i < pd.n; i++) {
-    const u = unitOfClient[i]!;
-    if (u >= 0) members[fill[u]!++] = i;
-  }
-  return { members, starts, count };
+  starts.push(used);
+  return { members: members.subarray(0, used), starts: Int32Array.from(starts), count: starts.length - 1 };
 }

@@ -17,6 +17,7 @@ import {
 } from '../../http/validate.ts';
 import { type LostRule, STATUSES, type Status } from '../../query/counting.ts';
 import { type ClientPredicate, parseGlobalFilters } from '../../query/filters.ts';
+import { parseGroupBy } from '../../query/group-by.ts';
 import { assertSegmentableProperty, parseSegmentation, type Segmentation } from '../../query/segments.ts';
 
 export interface Level {
@@ -85,20 +86,6 @@ function parseLostRule(body: Json): LostRule {
     daysUntilDeclaredLost: reqInt(body, 'daysUntilDeclaredLost', '', { min: 1 }),
     dateReportedLost: reqEnum(body, 'dateReportedLost', ['dateLastSeen', 'dateDeclaredLost'] as const),
   };
-}
-
-/** `clientId` (default), `machineId`, `licenseKey`, or a configured custom property: distinct values are the units. */
-function parseGroupBy(pd: ProductData, body: Json): StringColumn | undefined {
-  const name = optString(body, 'groupBy') ?? 'clientId';
-  if (name === 'clientId') return undefined;
-  const builtIn = name === 'machineId' || name === 'licenseKey';
-  if (!builtIn && !/^C(0[1-9]|1\d|20)$/.test(name))
-    fail('groupBy', 'must be clientId, machineId, licenseKey or a custom property C01–C20');
-  if (!builtIn && !(name in pd.product.customProperties))
-    fail('groupBy', `${name} is not a configured custom property`);
-  const col = pd.columns.get(name);
-  if (col?.kind !== 'string') return fail('groupBy', `${name} has no values`);
-  return col;
 }
 
 function parseLevels(pd: ProductData, body: Json, split: boolean): Level[] {
