@@ -4,7 +4,7 @@ import { parseDay } from '../../emulator/data/dates.ts';
 import { type ProductData, type StringColumn, stringAt } from '../../emulator/data/model.ts';
 import type { Emulator } from '../../emulator/index.ts';
 import { signedIn, startTestEmulator, TestSession } from '../helpers/emulator-session.ts';
-import { keysOf, parseInWireOrder, rangeOf, type WireTree } from '../helpers/wire-order.ts';
+import { keysOf, parseInWireOrder, rangeOf } from '../helpers/wire-order.ts';
 
 const PATH = '/v3/reporting/engagement/usageDistribution';
 const SESSION_LABELS = ['≤ 1', '2', '3', '4 - 5', '6 - 8', '9 - 12', '13 - 20', '≥ 21'];

@@ -9,7 +9,6 @@ import {
   fail,
   type Json,
   optEnum,
-  optString,
   reqArray,
   reqDate,
   reqEnum,
