@@ -1,12 +1,12 @@
+import { OPERATIONS, type OperationDef, type OperationId } from '../../src/api/operations.ts';
+
 /**
  * The route table: one entry per operation id of operations.md. Families register their handlers here by id;
  * the server matches method + path, so an unknown path or method is a 404 before anything else is looked at.
  */
-export interface RouteDef {
-  id: string;
-  method: 'GET' | 'POST' | 'PATCH';
-  /** Path segments; `{product_id}` marks the product parameter. */
-  path: string;
+import { type OperationDef, type OperationId, OPERATIONS } from '../../src/api/operations.ts';
+
+export interface RouteDef extends OperationDef {
   /** [1] and [2] run without a session. */
   public?: boolean;
   /** Feature required on the product (403 Feature Not Enabled otherwise). */
@@ -15,59 +15,21 @@ export interface RouteDef {
   optionalProduct?: boolean;
 }
 
-export const ROUTES: readonly RouteDef[] = [
-  { id: 'requestCsrf', method: 'GET', path: '/v3/request-csrf', public: true },
-  { id: 'signIn', method: 'POST', path: '/v3/auth/web', public: true },
-  { id: 'logout', method: 'POST', path: '/v3/auth/logout' },
-  { id: 'productProperties', method: 'GET', path: '/v3/meta/productProperties/{product_id}', optionalProduct: true },
-  { id: 'propertyValues', method: 'POST', path: '/v3/meta/propertyValues/{product_id}' },
-  { id: 'listEvents', method: 'GET', path: '/v3/event-tracking/{product_id}' },
-  { id: 'dateRangeReport', method: 'POST', path: '/v3/reporting/generic/dateRange/{product_id}' },
-  { id: 'currentReport', method: 'POST', path: '/v3/reporting/generic/current/{product_id}' },
-  { id: 'usageDistribution', method: 'POST', path: '/v3/reporting/engagement/usageDistribution/{product_id}' },
-  { id: 'lifetimeHistogram', method: 'POST', path: '/v3/reporting/eventTracking/lifetime/histogram/{product_id}' },
-  { id: 'lifetimeDataTable', method: 'POST', path: '/v3/reporting/eventTracking/lifetime/dataTable/{product_id}' },
-  { id: 'basicDataTable', method: 'POST', path: '/v3/reporting/eventTracking/basic/dataTable/{product_id}' },
-  { id: 'basicTimeline', method: 'POST', path: '/v3/reporting/eventTracking/basic/timeline/{product_id}' },
-  { id: 'advancedFullReport', method: 'POST', path: '/v3/reporting/eventTracking/advanced/fullReport/{product_id}' },
-  { id: 'churnAndEngagement', method: 'POST', path: '/v3/reporting/engagement/churnAndEngagement/{product_id}' },
-  { id: 'churnHistogramDays', method: 'POST', path: '/v3/reporting/churn/histogram/days/{product_id}' },
-  { id: 'churnHistogramRuntime', method: 'POST', path: '/v3/reporting/churn/histogram/runtime/{product_id}' },
-  { id: 'churnHistogramSessions', method: 'POST', path: '/v3/reporting/churn/histogram/sessions/{product_id}' },
-  {
-    id: 'churnLifetimeDataTable',
-    method: 'POST',
-    path: '/v3/reporting/eventTracking/churn/lifetime/dataTable/{product_id}',
-  },
-  {
-    id: 'churnLifetimeHistogram',
-    method: 'POST',
-    path: '/v3/reporting/eventTracking/churn/lifetime/histogram/{product_id}',
-  },
-  { id: 'searchLicenseKeys', method: 'POST', path: '/v3/license-key-registry/{product_id}' },
-  { id: 'updateLicenseKeys', method: 'PATCH', path: '/v3/license-key-registry/update/{product_id}' },
-  { id: 'insertLicenseKeys', method: 'POST', path: '/v3/license-key-registry/update/{product_id}' },
-  { id: 'customEventsLastLines', method: 'POST', path: '/v3/customEventTracking/getLastLines/{product_id}' },
-  { id: 'customEventsListFiles', method: 'GET', path: '/v3/customEventTracking/listFiles/{product_id}' },
-  { id: 'customEventsDownloadUrl', method: 'POST', path: '/v3/customEventTracking/getDownloadUrl/{product_id}' },
-  { id: 'exceptionsLastLines', method: 'POST', path: '/v3/exceptionTracking/getLastLines/{product_id}' },
-  { id: 'exceptionsListFiles', method: 'GET', path: '/v3/exceptionTracking/listFiles/{product_id}' },
-  { id: 'exceptionsDownloadUrl', method: 'POST', path: '/v3/exceptionTracking/getDownloadUrl/{product_id}' },
-  { id: 'clientPropertyList', method: 'POST', path: '/v3/reporting/clientPropertyList/{product_id}' },
-  { id: 'exportClientPropertyList', method: 'POST', path: '/v3/export/request/clientPropertyList/{product_id}' },
-  {
-    id: 'rawEventsListFiles',
-    method: 'GET',
-    path: '/v3/rawEvents/download/listFiles/{product_id}',
-    feature: 'rawDataExport',
-  },
-  {
-    id: 'rawEventsDownloadUrl',
-    method: 'POST',
-    path: '/v3/rawEvents/download/getDownloadUrl/{product_id}',
-    feature: 'rawDataExport',
-  },
-];
+/** Emulator rules on top of the shared operation table (api-shapes §2, §3, §13). */
+const RULES: Partial<Record<OperationId, Omit<RouteDef, keyof OperationDef>>> = {
+  requestCsrf: { public: true },
+  signIn: { public: true },
+  productProperties: { optionalProduct: true },
+  rawEventsListFiles: { feature: 'rawDataExport' },
+  rawEventsDownloadUrl: { feature: 'rawDataExport' },
+};
+
+export const ROUTES: readonly RouteDef[] = OPERATIONS.map((o) => ({
+  ...o,
+  // [4] also accepts `/v3/meta/productProperties/{product_id}`.
+  path: o.id === 'productProperties' ? `${o.path}/{product_id}` : o.path,
+  ...RULES[o.id],
+}));
 
 export interface RouteMatch {
   route: RouteDef;
