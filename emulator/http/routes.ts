@@ -1,10 +1,8 @@
-import { OPERATIONS, type OperationDef, type OperationId } from '../../src/api/operations.ts';
-
 /**
  * The route table: one entry per operation id of operations.md. Families register their handlers here by id;
  * the server matches method + path, so an unknown path or method is a 404 before anything else is looked at.
  */
-import { type OperationDef, type OperationId, OPERATIONS } from '../../src/api/operations.ts';
+import { OPERATIONS, type OperationDef, type OperationId } from '../../src/api/operations.ts';
 
 export interface RouteDef extends OperationDef {
   /** [1] and [2] run without a session. */
