@@ -1,8 +1,124 @@
-import type { Caller, SchemaMap } from './caller.ts';
+/**
+ * Churn-related reports (api-shapes §8): [15] churnAndEngagement, the lost-client histograms [16]–[18], and the
+ * event-based churn reports [19]/[20], which answer exactly as [11]/[10] (same schemas, same pager).
+ */
+import { z } from 'zod';
+import type { Caller, CallOptions, SchemaMap } from './caller.ts';
+import { BinCounts, Count } from './common.ts';
+import {
+  fetchTable,
+  type LifetimeDataTableFor,
+  type LifetimeDataTableRequest,
+  LifetimeDataTableResponse,
+  type LifetimeHistogramRequest,
+  LifetimeHistogramResponse,
+  tablePages,
+} from './lifetime-reports.ts';
+import type { DateRange, DateSplit, GlobalFilters, LostParameters, Segment } from './request-types.ts';
 
-export const churnSchemas = {} satisfies SchemaMap;
+// ---- requests
 
-// biome-ignore lint/suspicious/noEmptyInterface: filled in by the family's operations.
-export interface ChurnMethods {}
+export interface ChurnAndEngagementRequest extends DateRange {
+  /** Days of inactivity before a client counts as lost, ≥ 1. (`startDate`/`stopDate`: install-date range.) */
+  daysUntilDeclaredLost: number;
+  /** Step of the "periods since install" axis. */
+  dateSplit: DateSplit;
+  globalFilters?: GlobalFilters;
+  /** A property, or `"installationMonth"` (cohort by install month; then no `segments`). */
+  segmentBy?: string;
+  segments?: Segment[];
+}
 
-export const churnMethods = (_call: Caller): ChurnMethods => ({});
+/** `startDate`/`stopDate`: the range in which clients were lost. */
+export interface ChurnHistogramRequest extends DateRange, LostParameters {
+  globalFilters?: GlobalFilters;
+}
+
+/** The [11] members except `groupBy`, plus the loss parameters; the population is the clients lost in the range. */
+export type ChurnLifetimeDataTableRequest = Omit<LifetimeDataTableRequest, 'groupBy'> & LostParameters;
+/** The [10] members except `groupBy`, plus the loss parameters. */
+export type ChurnLifetimeHistogramRequest = Omit<LifetimeHistogramRequest, 'groupBy'> & LostParameters;
+
+// ---- responses
+
+// The segment keys and the period range are guesses (open point 13): maps keyed by string.
+export const ChurnAndEngagementResponse = z.looseObject({
+  /** `{ "<segment label>" | "all" | "YYYY-MM-01": { "<n periods since install>": … } }` */
+  result: z.record(
+    z.string(),
+    z.record(
+      z.string(),
+      z.looseObject({ engaged: Count, engagedPercent: z.number(), lost: Count, lostPercent: z.number() }),
+    ),
+  ),
+});
+export type ChurnAndEngagementResponse = z.output<typeof ChurnAndEngagementResponse>;
+
+/** `{ "<bin label>": lost clients }`; read the bins in order with `binEntries` (shape is open point 13). */
+export const ChurnHistogramResponse = z.looseObject({ result: BinCounts });
+export type ChurnHistogramResponse = z.output<typeof ChurnHistogramResponse>;
+
+export const churnSchemas = {
+  churnAndEngagement: ChurnAndEngagementResponse,
+  churnHistogramDays: ChurnHistogramResponse,
+  churnHistogramRuntime: ChurnHistogramResponse,
+  churnHistogramSessions: ChurnHistogramResponse,
+  churnLifetimeDataTable: LifetimeDataTableResponse,
+  churnLifetimeHistogram: LifetimeHistogramResponse,
+} satisfies SchemaMap;
+
+export interface ChurnMethods {
+  /** [15] Engaged and lost members of an install cohort per period since install, optionally per segment. */
+  churnAndEngagement(
+    productId: string,
+    body: ChurnAndEngagementRequest,
+    opts?: CallOptions,
+  ): Promise<ChurnAndEngagementResponse>;
+  /** [16] Clients lost in the range, binned by lifetime active days. */
+  churnHistogramDays(
+    productId: string,
+    body: ChurnHistogramRequest,
+    opts?: CallOptions,
+  ): Promise<ChurnHistogramResponse>;
+  /** [17] Clients lost in the range, binned by lifetime runtime (`h:mm` labels). */
+  churnHistogramRuntime(
+    productId: string,
+    body: ChurnHistogramRequest,
+    opts?: CallOptions,
+  ): Promise<ChurnHistogramResponse>;
+  /** [18] Clients lost in the range, binned by lifetime sessions. */
+  churnHistogramSessions(
+    productId: string,
+    body: ChurnHistogramRequest,
+    opts?: CallOptions,
+  ): Promise<ChurnHistogramResponse>;
+  /** [19] The [11] table over the clients lost in the range (one page with `paging`). */
+  churnLifetimeDataTable<B extends ChurnLifetimeDataTableRequest>(
+    productId: string,
+    body: B,
+    opts?: CallOptions,
+  ): Promise<LifetimeDataTableFor<B>>;
+  /** [19] Every page of the churn lifetime data table, from `paging.startAt` until all matching rows came. */
+  churnLifetimeDataTablePages<B extends ChurnLifetimeDataTableRequest>(
+    productId: string,
+    body: B,
+    opts?: CallOptions,
+  ): AsyncGenerator<LifetimeDataTableFor<B>, void, undefined>;
+  /** [20] The [10] histograms over the clients lost in the range. */
+  churnLifetimeHistogram(
+    productId: string,
+    body: ChurnLifetimeHistogramRequest,
+    opts?: CallOptions,
+  ): Promise<LifetimeHistogramResponse>;
+}
+
+export const churnMethods = (call: Caller): ChurnMethods => ({
+  churnAndEngagement: (productId, body, opts) => call.json('churnAndEngagement', productId, body, opts),
+  churnHistogramDays: (productId, body, opts) => call.json('churnHistogramDays', productId, body, opts),
+  churnHistogramRuntime: (productId, body, opts) => call.json('churnHistogramRuntime', productId, body, opts),
+  churnHistogramSessions: (productId, body, opts) => call.json('churnHistogramSessions', productId, body, opts),
+  churnLifetimeDataTable: (productId, body, opts) => fetchTable(call, 'churnLifetimeDataTable', productId, body, opts),
+  churnLifetimeDataTablePages: (productId, body, opts) =>
+    tablePages(call, 'churnLifetimeDataTable', productId, body, opts),
+  churnLifetimeHistogram: (productId, body, opts) => call.json('churnLifetimeHistogram', productId, body, opts),
+});

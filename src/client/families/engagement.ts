@@ -1,8 +1,44 @@
-import type { Caller, SchemaMap } from './caller.ts';
+/** User engagement histogram (api-shapes §6): [9] usageDistribution. */
+import { z } from 'zod';
+import type { Caller, CallOptions, SchemaMap } from './caller.ts';
+import { BinCounts, Count } from './common.ts';
+import type { DateRange, GlobalFilters } from './request-types.ts';
 
-export const engagementSchemas = {} satisfies SchemaMap;
+export interface UsageDistributionRequest extends DateRange {
+  globalFilters?: GlobalFilters;
+}
 
-// biome-ignore lint/suspicious/noEmptyInterface: filled in by the family's operations.
-export interface EngagementMethods {}
+/** Bins keyed by label (§1.6): read them with `binEntries`, never by hard-coded labels. */
+const IntBins = z.record(z.string(), Count);
 
-export const engagementMethods = (_call: Caller): EngagementMethods => ({});
+export const UsageDistributionResponse = z.looseObject({
+  result: z.looseObject({
+    /** Documented (v2): clients per number of active days, each split by sessions and runtime. */
+    activeDays: z.record(z.string(), z.looseObject({ users: Count, sessions: IntBins, runtime: IntBins })),
+    // The inner shapes of the sessions and runtime blocks are guesses (open point 8): members optional.
+    sessions: z.record(
+      z.string(),
+      z.looseObject({ users: z.number().optional(), activeDays: BinCounts.optional(), runtime: BinCounts.optional() }),
+    ),
+    runtime: z.record(
+      z.string(),
+      z.looseObject({ users: z.number().optional(), activeDays: BinCounts.optional(), sessions: BinCounts.optional() }),
+    ),
+  }),
+});
+export type UsageDistributionResponse = z.output<typeof UsageDistributionResponse>;
+
+export const engagementSchemas = { usageDistribution: UsageDistributionResponse } satisfies SchemaMap;
+
+export interface EngagementMethods {
+  /** [9] Cross-tabs of active days, sessions and runtime of the clients active in the range. */
+  usageDistribution(
+    productId: string,
+    body: UsageDistributionRequest,
+    opts?: CallOptions,
+  ): Promise<UsageDistributionResponse>;
+}
+
+export const engagementMethods = (call: Caller): EngagementMethods => ({
+  usageDistribution: (productId, body, opts) => call.json('usageDistribution', productId, body, opts),
+});

@@ -1,8 +1,28 @@
-import type { Caller, SchemaMap } from './caller.ts';
+/** Event tracking management (api-shapes §4): [6] listEvents. */
+import { z } from 'zod';
+import type { Caller, CallOptions, SchemaMap } from './caller.ts';
+import { DateString } from './common.ts';
 
-export const eventManagementSchemas = {} satisfies SchemaMap;
+export const ListEventsResponse = z.looseObject({
+  result: z.array(
+    z.looseObject({
+      /** `null` = uncategorised events. */
+      category: z.string().nullable(),
+      categoryEventNames: z.array(
+        z.looseObject({ eventName: z.string(), basic: z.boolean(), advanced: z.boolean(), dateFirstSeen: DateString }),
+      ),
+    }),
+  ),
+});
+export type ListEventsResponse = z.output<typeof ListEventsResponse>;
 
-// biome-ignore lint/suspicious/noEmptyInterface: filled in by the family's operations.
-export interface EventManagementMethods {}
+export const eventManagementSchemas = { listEvents: ListEventsResponse } satisfies SchemaMap;
 
-export const eventManagementMethods = (_call: Caller): EventManagementMethods => ({});
+export interface EventManagementMethods {
+  /** [6] Every event the application ever reported, with its collection status (basic / advanced). */
+  listEvents(productId: string, opts?: CallOptions): Promise<ListEventsResponse>;
+}
+
+export const eventManagementMethods = (call: Caller): EventManagementMethods => ({
+  listEvents: (productId, opts) => call.json('listEvents', productId, undefined, opts),
+});

@@ -1,8 +1,165 @@
-import type { Caller, SchemaMap } from './caller.ts';
+/**
+ * License key registry [21]–[23] (api-shapes §9). The whole registry contract is an open point (§14 #14), so the
+ * record is typed loosely (known members optional, others kept) and the update result is `unknown` with a typed view.
+ */
+import { z } from 'zod';
+import type { Caller, CallOptions, SchemaMap } from './caller.ts';
+import { Count, DateString } from './common.ts';
+import type {
+  DateFilter,
+  DateRangeFilter,
+  IsoDate,
+  LicenseStatusFlags,
+  NumberFilter,
+  NumberRangeFilter,
+  Paging,
+  RegexFilter,
+  StringArrayFilter,
+  StringFilter,
+} from './request-types.ts';
 
-export const licenseKeySchemas = {} satisfies SchemaMap;
+/** §1.7 string kinds. */
+export type LicenseStringFilter = StringFilter | StringArrayFilter | RegexFilter;
+/** §1.7 date kinds; `value: "<NULL>"` matches keys without a date. */
+export type LicenseDateFilter = DateFilter | DateRangeFilter;
+export type LicenseNumberFilter = NumberFilter | NumberRangeFilter;
 
-// biome-ignore lint/suspicious/noEmptyInterface: filled in by the family's operations.
-export interface LicenseKeyMethods {}
+export interface LicenseKeySearchRequest {
+  /** Combined with AND; the `licenseStatus` objects with OR. */
+  filters?: {
+    licenseKey?: LicenseStringFilter;
+    licenseType?: LicenseStringFilter;
+    addedDate?: LicenseDateFilter;
+    expiryDate?: LicenseDateFilter;
+    autoCollected?: boolean;
+    overQuotaCount?: LicenseNumberFilter;
+    licenseStatus?: LicenseStatusFlags[];
+  };
+  /** `startAt` ≥ 0 (default 0), `limit` 1–1000 (default 100). */
+  paging?: Paging;
+}
 
-export const licenseKeyMethods = (_call: Caller): LicenseKeyMethods => ({});
+export interface LicenseKeyUpdate {
+  licenseKey: string;
+  licenseType?: string;
+  /** Merged flag by flag into an existing key's status. */
+  licenseStatus?: LicenseStatusFlags;
+  expiryDate?: IsoDate | null;
+  /** Clients allowed; null = no quota. */
+  quota?: number | null;
+}
+
+export interface LicenseKeyUpdateRequest {
+  /** 1–1000 items, processed in order; new and existing keys may be mixed (upsert). */
+  keyUpdates: LicenseKeyUpdate[];
+}
+
+const LicenseKeyRecord = z.looseObject({
+  licenseKey: z.string().optional(),
+  licenseType: z.string().optional(),
+  licenseStatus: z
+    .looseObject({
+      activated: z.boolean().optional(),
+      allowed: z.boolean().optional(),
+      blocked: z.boolean().optional(),
+      expired: z.boolean().optional(),
+    })
+    .optional(),
+  expiryDate: DateString.nullable().optional(),
+  addedDate: DateString.optional(),
+  autoCollected: z.boolean().optional(),
+  quota: Count.nullable().optional(),
+  clientCount: Count.optional(),
+  /** `clientCount − quota`: negative = headroom. */
+  overQuotaCount: z.number().int().optional(),
+  lastSeenDate: DateString.nullable().optional(),
+});
+export type LicenseKeyRecord = z.output<typeof LicenseKeyRecord>;
+
+const LicenseKeySearchResponse = z.looseObject({
+  result: z.array(LicenseKeyRecord),
+  /** Matches before paging. */
+  matchingKeysCount: Count.optional(),
+});
+export type LicenseKeySearchResponse = z.output<typeof LicenseKeySearchResponse>;
+
+const LicenseKeyUpdateResponse = z.looseObject({ result: z.unknown() });
+
+/** The documented [22]/[23] result; items that failed are listed, the rest of the batch went through. */
+const LicenseKeyUpdateResult = z.looseObject({
+  inserted: Count,
+  updated: Count,
+  failed: z.array(z.looseObject({ licenseKey: z.string().nullable(), message: z.string() })),
+});
+export type LicenseKeyUpdateResult = z.output<typeof LicenseKeyUpdateResult>;
+
+export type LicenseKeyUpdateResponse = z.output<typeof LicenseKeyUpdateResponse> & {
+  /** `result` read as the documented shape, or undefined when the service answered something else. */
+  view: LicenseKeyUpdateResult | undefined;
+};
+
+/** The typed view of an update `result` (open point 14): undefined when it does not have the documented shape. */
+export function licenseKeyUpdateView(result: unknown): LicenseKeyUpdateResult | undefined {
+  const parsed = LicenseKeyUpdateResult.safeParse(result);
+  return parsed.success ? parsed.data : undefined;
+}
+
+export const licenseKeySchemas = {
+  searchLicenseKeys: LicenseKeySearchResponse,
+  updateLicenseKeys: LicenseKeyUpdateResponse,
+  insertLicenseKeys: LicenseKeyUpdateResponse,
+} satisfies SchemaMap;
+
+export interface LicenseKeyMethods {
+  /** [21] One page of the keys matching `filters`, ordered by `licenseKey`. */
+  searchLicenseKeys(
+    productId: string,
+    body?: LicenseKeySearchRequest,
+    opts?: CallOptions,
+  ): Promise<LicenseKeySearchResponse>;
+  /** [21] Every page from `paging.startAt` on, until `matchingKeysCount` keys (or an empty page) have been seen. */
+  searchLicenseKeysPages(
+    productId: string,
+    body?: LicenseKeySearchRequest,
+    opts?: CallOptions,
+  ): AsyncGenerator<LicenseKeySearchResponse, void, undefined>;
+  /** [22] PATCH upsert of keys; not repeated automatically. */
+  updateLicenseKeys(
+    productId: string,
+    body: LicenseKeyUpdateRequest,
+    opts?: CallOptions,
+  ): Promise<LicenseKeyUpdateResponse>;
+  /** [23] POST upsert of keys (same as [22]); not repeated automatically. */
+  insertLicenseKeys(
+    productId: string,
+    body: LicenseKeyUpdateRequest,
+    opts?: CallOptions,
+  ): Promise<LicenseKeyUpdateResponse>;
+}
+
+export const licenseKeyMethods = (call: Caller): LicenseKeyMethods => {
+  const search = (productId: string, body: LicenseKeySearchRequest = {}, opts?: CallOptions) =>
+    call.json<LicenseKeySearchResponse>('searchLicenseKeys', productId, body, opts);
+  const upsert =
+    (id: 'updateLicenseKeys' | 'insertLicenseKeys') =>
+    async (productId: string, body: LicenseKeyUpdateRequest, opts?: CallOptions) => {
+      const res = await call.json<z.output<typeof LicenseKeyUpdateResponse>>(id, productId, body, opts);
+      return { ...res, view: licenseKeyUpdateView(res.result) };
+    };
+  return {
+    searchLicenseKeys: search,
+    async *searchLicenseKeysPages(productId, body = {}, opts) {
+      let startAt = body.paging?.startAt ?? 0;
+      for (;;) {
+        const page = await search(productId, { ...body, paging: { ...body.paging, startAt } }, opts);
+        yield page;
+        startAt += page.result.length;
+        // An empty page ends the walk too, so a service that omits the count cannot loop forever.
+        if (page.result.length === 0 || (page.matchingKeysCount !== undefined && startAt >= page.matchingKeysCount))
+          return;
+      }
+    },
+    updateLicenseKeys: upsert('updateLicenseKeys'),
+    insertLicenseKeys: upsert('insertLicenseKeys'),
+  };
+};

@@ -1,8 +1,58 @@
-import type { Caller, SchemaMap } from './caller.ts';
+/** Metadata family (api-shapes §3): [4] productProperties, [5] propertyValues. */
+import { z } from 'zod';
+import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 
-export const metadataSchemas = {} satisfies SchemaMap;
+const PropertyDescription = z.looseObject({
+  /** Key used in globalFilters, levels, segmentBy and property lists. */
+  name: z.string(),
+  friendlyName: z.string(),
+  // Value sets are guesses (open point 4): plain strings, not unions.
+  filterType: z.string(),
+  dataType: z.string(),
+  supportsRegex: z.boolean(),
+  supportsMeta: z.boolean(),
+  supportsNull: z.boolean(),
+});
+export type PropertyDescription = z.output<typeof PropertyDescription>;
 
-// biome-ignore lint/suspicious/noEmptyInterface: filled in by the family's operations.
-export interface MetadataMethods {}
+export const ProductPropertiesResponse = z.looseObject({
+  result: z.array(z.looseObject({ category: z.string(), properties: z.array(PropertyDescription) })),
+});
+export type ProductPropertiesResponse = z.output<typeof ProductPropertiesResponse>;
 
-export const metadataMethods = (_call: Caller): MetadataMethods => ({});
+export interface PropertyValuesRequest {
+  /** A property with `supportsMeta`, or a dotted level name (`geography.country`). */
+  property: string;
+  /** Only for `os` (platform, version, edition), `geography` (continent, country, usState), `gpu` (vendor, model). */
+  granularity?: string;
+  /** Not allowed for geography. */
+  filter?: { type: 'string' | 'regex'; value: string };
+  /** Continue after this value: the last value of the previous page. */
+  startAfter?: string;
+  /** `os`, `osLanguage`, `geography`: every known value, not only those seen. */
+  getFullList?: boolean;
+}
+
+export const PropertyValuesResponse = z.looseObject({
+  result: z.array(z.looseObject({ value: z.string(), shortName: z.string().optional() })),
+  // Paging marker is a guess (open point 5): when absent, page until a page comes back empty.
+  reachedEnd: z.boolean().optional(),
+});
+export type PropertyValuesResponse = z.output<typeof PropertyValuesResponse>;
+
+export const metadataSchemas = {
+  productProperties: ProductPropertiesResponse,
+  propertyValues: PropertyValuesResponse,
+} satisfies SchemaMap;
+
+export interface MetadataMethods {
+  /** [4] Properties usable in filters and segments, of the user's current product. */
+  productProperties(opts?: CallOptions): Promise<ProductPropertiesResponse>;
+  /** [5] One page of the values of a property (ascending; continue with `startAfter`). */
+  propertyValues(productId: string, body: PropertyValuesRequest, opts?: CallOptions): Promise<PropertyValuesResponse>;
+}
+
+export const metadataMethods = (call: Caller): MetadataMethods => ({
+  productProperties: (opts) => call.json('productProperties', undefined, undefined, opts),
+  propertyValues: (productId, body, opts) => call.json('propertyValues', productId, body, opts),
+});

@@ -1,0 +1,142 @@
+/**
+ * Terminal plumbing for commands: a no-echo password prompt, JSON arguments with precise syntax errors, and stdout
+ * that respects back-pressure and a reader that goes away (`| head`).
+ */
+import { type EventEmitter, once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { type CliIo, UsageError } from './io.ts';
+
+/** The part of stdin the password prompt needs; `process.stdin` by default (tests pass a fake terminal). */
+export interface PromptInput {
+  isTTY?: boolean;
+  setRawMode?(raw: boolean): unknown;
+  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  off(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  resume(): unknown;
+  pause(): unknown;
+}
+
+/**
+ * Reads a password from the terminal in raw mode, so it is never echoed; refuses (naming `envName`) when stdin is
+ * not a terminal. Enter or Ctrl-D ends it, Backspace deletes, Ctrl-C cancels.
+ */
+export function promptPassword(stdin: PromptInput, stderr: CliIo['stderr'], label: string, envName: string) {
+  if (!stdin.isTTY || !stdin.setRawMode)
+    return Promise.reject(new UsageError(`no password: set ${envName} (stdin is not a terminal to ask on)`));
+  stderr.write(`${label}: `);
+  return new Promise<string>((resolve, reject) => {
+    let value = '';
+    const finish = (error?: Error) => {
+      stdin.off('data', onData);
+      stdin.setRawMode?.(false);
+      stdin.pause();
+      stderr.write('\n');
+      if (error) reject(error);
+      else if (value === '') reject(new UsageError('empty password'));
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer | string) => {
+      for (const ch of String(chunk)) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish();
+        if (ch === '\u0003') return finish(new UsageError('password prompt cancelled'));
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    stdin.setRawMode!(true);
+    stdin.resume();
+    stdin.on('data', onData);
+  });
+}
+
+/** A JSON option value: JSON text, or `@path` of a JSON file; a syntax error names line, column and position. */
+export async function readJsonArgument(flag: string, arg: string): Promise<unknown> {
+  let text = arg;
+  if (arg.startsWith('@')) {
+    try {
+      text = await readFile(arg.slice(1), 'utf8');
+    } catch (e) {
+      throw new UsageError(`${flag}: cannot read ${arg.slice(1)}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const pos = syntaxErrorPosition(text);
+    const line = text.slice(0, pos).split('\n').length;
+    const column = pos - text.lastIndexOf('\n', pos - 1);
+    // V8's message, without its own position and without its echo of the input.
+    const what = (e as Error).message
+      .replace(/ in JSON at position.*$|, ".*$/s, '')
+      .replace(/\p{Cc}/gu, (c) => JSON.stringify(c).slice(1, -1));
+    throw new UsageError(`${flag}: invalid JSON at line ${line}, column ${column} (position ${pos}): ${what}`);
+  }
+}
+
+/**
+ * Where JSON.parse fails in `text` (which it does). V8 names the position for most errors; for the rest, the
+ * shortest prefix that fails for a reason other than ending too early ends at the bad character.
+ */
+function syntaxErrorPosition(text: string): number {
+  const failure = (t: string): number | 'end' | 'here' | undefined => {
+    try {
+      JSON.parse(t);
+      return undefined;
+    } catch (e) {
+      const m = /at position (\d+)/.exec((e as Error).message);
+      if (m) return Number(m[1]) >= t.length ? 'end' : Number(m[1]);
+      return /Unexpected end/.test((e as Error).message) ? 'end' : 'here';
+    }
+  };
+  const whole = failure(text);
+  if (typeof whole === 'number') return whole;
+  if (whole !== 'here') return text.length;
+  let lo = 1;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const f = failure(text.slice(0, mid));
+    if (f === 'here' || typeof f === 'number') hi = mid;
+    else lo = mid + 1;
+  }
+  return lo - 1;
+}
+
+export interface Output {
+  write(text: string): Promise<void>;
+  /** The reader closed the pipe: stop producing. */
+  readonly closed: boolean;
+  /** Waits for the error of a last failed write; throws it unless it was EPIPE. */
+  close(): Promise<void>;
+}
+
+/**
+ * stdout with back-pressure (a large export piped to a slow reader), where a reader that goes away early
+ * (`pulse api … | head`) ends the output quietly instead of crashing the process with EPIPE.
+ */
+export function outputOf(stdout: CliIo['stdout']): Output {
+  const out = stdout as CliIo['stdout'] & Partial<Pick<EventEmitter, 'on' | 'once'>>;
+  let closed = false;
+  let failure: Error | undefined;
+  const onError = (e: NodeJS.ErrnoException) => {
+    closed = true;
+    if (e.code !== 'EPIPE') failure = e;
+  };
+  out.on?.('error', onError);
+  return {
+    get closed() {
+      return closed;
+    },
+    async write(text) {
+      if (!closed && text !== '' && out.write(text) === false && out.once)
+        await once(out as unknown as EventEmitter, 'drain').catch(() => {});
+      if (failure) throw failure;
+    },
+    async close() {
+      // The error of a failed write comes on a later tick. The listener stays: writes still in flight may fail
+      // after we are done, and an EPIPE then must not crash the process.
+      await new Promise(setImmediate);
+      if (failure) throw failure;
+    },
+  };
+}
