@@ -107,7 +107,8 @@ export class ReportingClient {
 
   /** Signs in once, runs `fn`, and always logs out — also when `fn` throws. */
   async withSession<T>(fn: (client: this) => Promise<T>): Promise<T> {
-    await this.session.signIn();
+    // ensure, not signIn: a client that is already signed in keeps its session instead of opening a second one.
+    await this.session.ensure();
     try {
       return await fn(this);
     } finally {

@@ -56,10 +56,14 @@ export interface ClientOptions {
 }
 
 const positiveMs = z.number().int().positive().max(2_147_483_647);
+// A user name or password inside a URL would travel into fetch's error messages (and from there into logs).
+const httpUrl = z
+  .url({ protocol: /^https?$/ })
+  .refine((u) => !/^[a-z]+:\/\/[^/?#]*@/i.test(u), 'must not contain a user name or password');
 
 const schema = z.object({
-  baseUrl: z.url({ protocol: /^https?$/ }),
-  origin: z.url({ protocol: /^https?$/ }),
+  baseUrl: httpUrl,
+  origin: httpUrl,
   headerPrefix: z.string().regex(/^[A-Za-z][A-Za-z0-9]{0,31}$/, 'letters and digits, starting with a letter'),
   credentials: z.union([
     z.object({ userName: z.string().min(1), password: z.string().min(1) }),

@@ -3,7 +3,7 @@
  * session expires under many concurrent calls, exactly one of them signs in again and the others reuse it.
  */
 import { OPERATION_BY_ID } from '../api/operations.ts';
-import { type ReportingServiceError, SessionLimitError } from './errors.ts';
+import { AuthenticationError, type ReportingServiceError, SessionLimitError } from './errors.ts';
 import type { Credentials, ResolvedOptions } from './options.ts';
 import type { SessionHooks, Transport } from './transport.ts';
 
@@ -97,10 +97,16 @@ export class SessionManager implements SessionHooks {
     if (!this.active) return;
     this.active = false;
     // Sessionless: logging out must not sign in first if the session has already expired.
-    await this.transport.request({
-      op: op('logout'),
-      body: allSessions ? { allSessions: true } : {},
-      sessionless: true,
-    });
+    try {
+      await this.transport.request({
+        op: op('logout'),
+        body: allSessions ? { allSessions: true } : {},
+        sessionless: true,
+      });
+    } catch (e) {
+      // 401 Unauthorized: the service has already ended the session (idle expiry, another client's allSessions),
+      // which is all logout wants. (`Cookie Missing` is transient and may leave the session alive: reported.)
+      if (!(e instanceof AuthenticationError && e.serviceError === 'Unauthorized')) throw e;
+    }
   }
 }

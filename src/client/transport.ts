@@ -35,7 +35,7 @@ export interface SessionHooks {
 
 const PUBLIC_OPS = new Set(['requestCsrf', 'signIn']);
 /** Connection failures that prove the request never reached the service. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH']);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 
 function causeCode(e: unknown): string | undefined {
   for (let c: unknown = e, depth = 0; c && depth < 5; depth++) {
@@ -93,9 +93,12 @@ export class Transport {
         const timedOut = isTimeoutError(e) || (e as Error)?.name === 'TimeoutError';
         if (x.signal?.aborted) throw e;
         const notSent = NOT_SENT_CODES.has(causeCode(e) ?? '');
+        // ky's errors carry the Request, whose headers hold the session cookie and the CSRF value (shown by
+        // console.log / util.inspect of our error): keep only the error below it (the socket error, if any).
+        const cause = e instanceof Error && 'request' in e ? e.cause : e;
         const err: ReportingServiceError = timedOut
-          ? new TimeoutError(`attempt ${attempt} timed out`, { operationId: op.id, cause: e })
-          : new NetworkError(`network error (${causeCode(e) ?? 'no response'})`, { operationId: op.id, cause: e });
+          ? new TimeoutError(`attempt ${attempt} timed out`, { operationId: op.id, cause })
+          : new NetworkError(`network error (${causeCode(e) ?? 'no response'})`, { operationId: op.id, cause });
         if ((op.retrySafe || notSent) && retries < this.opts.maxRetries) {
           retries++;
           await this.backoff(op.id, retries, deadline, err, x.signal);
