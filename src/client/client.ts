@@ -10,7 +10,12 @@ import { ResponseShapeError } from './errors.ts';
 import { authSchemas, SignInResponse } from './families/auth.ts';
 import type { Caller, CallOptions, SchemaMap } from './families/caller.ts';
 import { type ChurnMethods, churnMethods, churnSchemas } from './families/churn.ts';
-import { type ClientProfileMethods, clientProfileMethods, clientProfileSchemas } from './families/client-profile.ts';
+import {
+  type ClientProfileMethods,
+  clientProfileMethods,
+  clientProfileSchemas,
+  type ExportClientPropertyListRequest,
+} from './families/client-profile.ts';
 import { type EngagementMethods, engagementMethods, engagementSchemas } from './families/engagement.ts';
 import {
   type EventManagementMethods,
@@ -112,10 +117,15 @@ export class ReportingClient {
     try {
       return await fn(this);
     } finally {
-      await this.logout().catch((e: unknown) =>
-        this.options.logger?.warn('logout failed', { operationId: 'logout', error: (e as Error).name }),
-      );
+      await this.logoutQuietly();
     }
+  }
+
+  /** Logout at the end of a scope: a failure is logged, never thrown over the scope's own outcome. */
+  private async logoutQuietly(): Promise<void> {
+    await this.logout().catch((e: unknown) =>
+      this.options.logger?.warn('logout failed', { operationId: 'logout', error: (e as Error).name }),
+    );
   }
 
   /**
@@ -128,7 +138,7 @@ export class ReportingClient {
 
   /** `await using client = …` logs out when the scope ends. */
   async [Symbol.asyncDispose](): Promise<void> {
-    await this.logout();
+    await this.logoutQuietly();
   }
 
   /** Calls any operation by id (as `pulse api` does); validated like the typed methods. */
@@ -139,6 +149,13 @@ export class ReportingClient {
       const body = (args.body ?? {}) as { allSessions?: unknown };
       return this.logout({ allSessions: body.allSessions === true });
     }
+    // The export is a stream sent as `*/*` whose mid-stream failures must surface: only the typed method does that.
+    if (id === 'exportClientPropertyList')
+      return this.exportClientPropertyList(
+        args.productId ?? '',
+        args.body as ExportClientPropertyListRequest,
+        args.signal ? { signal: args.signal } : undefined,
+      );
     return this.callJson(id, args.productId, args.body, args.signal ? { signal: args.signal } : undefined);
   }
 

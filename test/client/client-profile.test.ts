@@ -3,7 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCsv } from '../../emulator/files/csv.ts';
 import type { Emulator } from '../../emulator/index.ts';
-import { type ClientRecord, NULL_VALUE, valueOrNull } from '../../src/client/families/client-profile.ts';
+import {
+  type ClientExport,
+  type ClientRecord,
+  NULL_VALUE,
+  valueOrNull,
+} from '../../src/client/families/client-profile.ts';
 import {
   BadRequestError,
   type FetchLike,
@@ -155,6 +160,14 @@ describe('[31] exportClientPropertyList', () => {
     expect(clients.length).toBeLessThan(emu.state.products.get(product)!.n);
     expect(rows[0]).toEqual(['clientId', ...PROPERTIES]);
     expect(rows.slice(1)).toEqual(clients.map((c) => [c.clientId, ...PROPERTIES.map((p) => asCell(c[p]))]));
+  });
+
+  it('is what client.call returns for the export id too', async () => {
+    const body = { properties: ['prodVersion'] as [string] };
+    const viaCall = (await client.call('exportClientPropertyList', { productId: product, body })) as ClientExport;
+    const typed = await client.exportClientPropertyList(product, body);
+    expect(viaCall.fileName).toBe(typed.fileName);
+    expect(await readText(viaCall.stream)).toBe(await readText(typed.stream));
   });
 
   it('fails before the stream with a BadRequestError', async () => {
