@@ -166,13 +166,14 @@ export class ReportingClient {
     opts?: CallOptions,
   ): Promise<T> {
     const schema = RESPONSE_SCHEMAS[id];
+    const deadline = Date.now() + this.options.deadlineMs;
     const res = await this.transport.request({ op: OPERATION_BY_ID.get(id)!, productId, body, signal: opts?.signal });
     if (schema === null) {
       await res.body?.cancel();
       return undefined as T;
     }
     if (schema === 'stream') return res as T;
-    const value = await readJson(id, res);
+    const value = await readJson(id, res, deadline);
     if (schema === undefined)
       throw new ResponseShapeError('no schema for this operation', { operationId: id, path: '(root)' });
     return validateResponse(id, schema, value) as T;

@@ -3,7 +3,7 @@
  * service adds are kept, never dropped (loose objects). A mismatch names the operation and the bad field's path.
  */
 import type { z } from 'zod';
-import { ResponseShapeError } from './errors.ts';
+import { ResponseShapeError, TimeoutError } from './errors.ts';
 
 /** `result.level1['4.2'].totals.active`, `result[3].bin` */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -27,8 +27,27 @@ export function validateResponse<S extends z.ZodType>(operationId: string, schem
   });
 }
 
-export async function readJson(operationId: string, res: Response): Promise<unknown> {
-  const text = await res.text();
+/**
+ * Reads a JSON body before `deadline` (epoch ms). The attempt timeout only covers the response headers, so a body
+ * that stalls afterwards would otherwise hang the call past its deadline.
+ */
+export async function readJson(operationId: string, res: Response, deadline: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        res.body?.cancel().catch(() => {});
+        reject(new TimeoutError('the response body did not complete within the call deadline', { operationId }));
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  let text: string;
+  try {
+    text = await Promise.race([res.text(), stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
   try {
     return JSON.parse(text);
   } catch {

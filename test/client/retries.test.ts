@@ -174,6 +174,34 @@ describe('time limits', () => {
   });
 });
 
+describe('stalled bodies', () => {
+  it('fails with TimeoutError when the body stalls after the headers, at the call deadline', async () => {
+    // Headers arrive at once, the body never completes: the attempt timeout has passed, only the deadline is left.
+    const stalling = async (input: Request | URL | string, init?: RequestInit) => {
+      const res = await fetch(input, init);
+      if (!String(input instanceof Request ? input.url : input).includes('/meta/productProperties')) return res;
+      await res.body?.cancel();
+      return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"result":')) }), {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+      });
+    };
+    const client = new ReportingClient({
+      baseUrl: emu.baseUrl,
+      origin: emu.origin,
+      credentials: emu.credentials,
+      fetch: stalling,
+      deadlineMs: 300,
+    });
+    open.push(client);
+    const started = Date.now();
+    const err = await failure(props(client));
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect((err as TimeoutError).operationId).toBe('productProperties');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+});
+
 describe('network errors', () => {
   it('reports a refused connection as NetworkError after the retries', async () => {
     const wire = new WireRecorder();
