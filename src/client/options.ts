@@ -3,7 +3,10 @@
  * immediately with its path instead of on the first call.
  */
 import { z } from 'zod';
+import type { Logger } from '../ports/logger.ts';
 import { ClientConfigError } from './errors.ts';
+
+export type { Logger } from '../ports/logger.ts';
 
 export interface Credentials {
   userName: string;
@@ -11,14 +14,6 @@ export interface Credentials {
 }
 /** Called at every sign-in, so a secret can be fetched (and rotated) without recreating the client. */
 export type CredentialsProvider = () => Credentials | Promise<Credentials>;
-
-/** Structured logger (Powertools-style); the client passes only operation ids, statuses and timings. */
-export interface Logger {
-  debug(message: string, data?: Record<string, unknown>): void;
-  info(message: string, data?: Record<string, unknown>): void;
-  warn(message: string, data?: Record<string, unknown>): void;
-  error(message: string, data?: Record<string, unknown>): void;
-}
 
 export type FetchLike = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
 

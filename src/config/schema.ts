@@ -1,0 +1,154 @@
+/**
+ * `pulse.config.json`: one file for the CLI, the Lambdas and the CDK app. Validated with zod at start (errors name
+ * the field's path); `npm run build:schema` writes the JSON Schema editors use (schemas/pulse.config.schema.json).
+ */
+import { z } from 'zod';
+
+const isTimeZone = (tz: string): boolean => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const TimeZone = z
+  .string()
+  .refine(isTimeZone, { message: 'unknown IANA time zone (e.g. Europe/Berlin)' })
+  .describe('IANA time zone, e.g. Europe/Berlin');
+const Email = z.email().describe('e-mail address');
+const ProductId = z
+  .string()
+  .regex(/^\d{1,20}$/, 'a product id is a string of digits')
+  .describe('product id (string)');
+
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export const DIGEST_SECTIONS = [
+  'activity',
+  'churn',
+  'engagement',
+  'topEvents',
+  'versions',
+  'countries',
+  'exceptions',
+] as const;
+
+const Credentials = z
+  .discriminatedUnion('source', [
+    z
+      .strictObject({
+        source: z.literal('env'),
+        userNameVar: z.string().default('PULSE_USER'),
+        passwordVar: z.string().default('PULSE_PASSWORD'),
+      })
+      .describe('user name and password from environment variables'),
+    z
+      .strictObject({ source: z.literal('secretsManager'), secretId: z.string().min(1) })
+      .describe('a Secrets Manager secret holding JSON {"userName", "password"}; fetched at every sign-in'),
+  ])
+  .describe('where the Reporting Service credentials come from (never the config file itself)');
+
+const Service = z.strictObject({
+  baseUrl: z.url({ protocol: /^https?$/ }).describe('Reporting Service base URL'),
+  origin: z.url({ protocol: /^https?$/ }).describe('the dashboard origin the service allows (sent as Origin)'),
+  headerPrefix: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9]{0,31}$/)
+    .default('Svc'),
+  credentials: Credentials,
+  timeoutMs: z.number().int().positive().default(30_000),
+  maxRetries: z.number().int().min(0).max(20).default(4),
+  concurrency: z.number().int().min(1).max(32).default(4).describe('report calls in flight at once per run'),
+});
+
+const Product = z.strictObject({ id: ProductId, name: z.string().min(1).optional() });
+
+const Mail = z.strictObject({
+  from: Email,
+  transport: z
+    .discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('ses'), region: z.string().optional() }),
+      z.strictObject({
+        kind: z.literal('smtp'),
+        host: z.string().min(1),
+        port: z.number().int().min(1).max(65535).default(587),
+        secure: z.boolean().default(false),
+        credentialsSecretId: z.string().optional().describe('Secrets Manager secret with JSON {"user", "pass"}'),
+      }),
+    ])
+    .default({ kind: 'ses' }),
+});
+
+const Recipient = z.strictObject({
+  address: Email,
+  name: z.string().optional(),
+  timeZone: TimeZone.optional().describe('delivery time zone of this recipient; default: the schedule time zone'),
+});
+
+const Digest = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lower-case letters, digits and dashes'),
+  title: z.string().min(1).default('Weekly product digest'),
+  productIds: z.array(ProductId).min(1),
+  recipients: z.array(Recipient).min(1),
+  schedule: z
+    .strictObject({
+      day: z.enum(WEEKDAYS).default('monday'),
+      time: z
+        .string()
+        .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour')
+        .default('08:00'),
+      timeZone: TimeZone.default('UTC'),
+    })
+    .default({ day: 'monday', time: '08:00', timeZone: 'UTC' }),
+  sections: z
+    .array(z.enum(DIGEST_SECTIONS))
+    .min(1)
+    .default([...DIGEST_SECTIONS]),
+  thresholds: z
+    .strictObject({
+      daysUntilDeclaredLost: z.number().int().min(1).max(365).default(30),
+      /** A week-over-week change at least this large (in %) is called out. */
+      notableChangePercent: z.number().positive().default(10),
+      /** The guard holds the digest when a count is this many times above or below its trailing 8-week range. */
+      implausibleFactor: z.number().min(1.5).default(5),
+    })
+    .default({ daysUntilDeclaredLost: 30, notableChangePercent: 10, implausibleFactor: 5 }),
+  owner: Email.describe('gets the failure notice when the digest is held'),
+});
+
+export const PulseConfig = z
+  .strictObject({
+    $schema: z.string().optional(),
+    service: Service,
+    products: z.array(Product).min(1),
+    mail: Mail,
+    archive: z
+      .strictObject({
+        bucket: z.string().min(3).describe('S3 bucket of the archive (digests and exports)'),
+        prefix: z.string().default('pulse'),
+      })
+      .optional(),
+    state: z
+      .strictObject({ tableName: z.string().min(3) })
+      .optional()
+      .describe('DynamoDB state table (the ledger)'),
+    digests: z.array(Digest).default([]),
+  })
+  .superRefine((cfg, ctx) => {
+    const known = new Set(cfg.products.map((p) => p.id));
+    const seen = new Set<string>();
+    cfg.digests.forEach((d, i) => {
+      if (seen.has(d.id))
+        ctx.addIssue({ code: 'custom', path: ['digests', i, 'id'], message: `duplicate digest id ${d.id}` });
+      seen.add(d.id);
+      d.productIds.forEach((id, j) => {
+        if (!known.has(id))
+          ctx.addIssue({ code: 'custom', path: ['digests', i, 'productIds', j], message: `${id} is not in products` });
+      });
+    });
+  });
+
+export type PulseConfig = z.output<typeof PulseConfig>;
+export type DigestConfig = PulseConfig['digests'][number];
+export type DigestSection = (typeof DIGEST_SECTIONS)[number];

@@ -1,0 +1,34 @@
+/**
+ * Archive store port: write-once objects under keys (S3 in AWS, s3rver locally). Used by the digest (its HTML, raw
+ * responses and figures) and by the export archive.
+ */
+import type { Readable } from 'node:stream';
+
+export interface PutOptions {
+  contentType: string;
+  metadata?: Record<string, string>;
+  /** Fail with ObjectExistsError instead of replacing an existing object (conditional write where supported). */
+  ifNoneMatch?: boolean;
+  /** Base64 SHA-256 of the body, checked by the store where it supports checksums. */
+  sha256Base64?: string;
+}
+
+export interface StoredObject {
+  key: string;
+  size: number;
+  metadata: Record<string, string>;
+  versionId?: string;
+}
+
+export class ObjectExistsError extends Error {
+  override name = 'ObjectExistsError';
+}
+
+export interface ArchiveStore {
+  put(key: string, body: Uint8Array | string | Readable, opts: PutOptions): Promise<StoredObject>;
+  head(key: string): Promise<StoredObject | undefined>;
+  get(key: string): Promise<Uint8Array | undefined>;
+  list(prefix: string): AsyncIterable<StoredObject>;
+  /** A link to the object for people (a presigned or public URL). */
+  linkTo(key: string): Promise<string>;
+}

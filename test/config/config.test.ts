@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { configJsonSchema } from '../../src/config/json-schema.ts';
+import { ConfigError, configPath, loadConfig, parseConfig } from '../../src/config/load.ts';
+
+const EXAMPLE = new URL('../../examples/pulse.config.json', import.meta.url).pathname;
+// biome-ignore lint/suspicious/noExplicitAny: each case mutates a different corner of a raw JSON document.
+type RawConfig = any;
+const example = (): RawConfig => JSON.parse(readFileSync(EXAMPLE, 'utf8'));
+
+describe('pulse.config.json', () => {
+  it('accepts the bundled example and fills defaults', () => {
+    const cfg = loadConfig(EXAMPLE);
+    expect(cfg.digests[0]!.sections).toContain('activity');
+    expect(cfg.digests[0]!.thresholds.daysUntilDeclaredLost).toBe(30);
+    expect(cfg.service.headerPrefix).toBe('Svc');
+  });
+
+  it.each([
+    [
+      (c: RawConfig) => (c.digests[0].recipients[1].timeZone = 'Mars/Base'),
+      'digests[0].recipients[1].timeZone: unknown IANA',
+    ],
+    [(c: RawConfig) => (c.digests[0].productIds = ['42']), 'digests[0].productIds[0]: 42 is not in products'],
+    [(c: RawConfig) => (c.digests[0].schedule.time = '25:00'), 'digests[0].schedule.time: HH:MM'],
+    [(c: RawConfig) => (c.service.baseUrl = 'ftp://x'), 'service.baseUrl:'],
+    [(c: RawConfig) => (c.service.password = 'x'), 'service: Unrecognized key'],
+    [(c: RawConfig) => c.digests.push(c.digests[0]), 'digests[1].id: duplicate digest id exec-weekly'],
+    [(c: RawConfig) => (c.products[0].id = 12345678901), 'products[0].id:'],
+  ])('names the field path of a bad value (%#)', (mutate, expected) => {
+    const c = example();
+    mutate(c);
+    expect(() => parseConfig(c, 'pulse.config.json')).toThrow(ConfigError);
+    expect(() => parseConfig(c, 'pulse.config.json')).toThrow(expected);
+  });
+
+  it('reports unreadable files and bad JSON with the path', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
+    expect(() => loadConfig(join(dir, 'missing.json'))).toThrow(/missing\.json: cannot read \(ENOENT\)/);
+    writeFileSync(join(dir, 'bad.json'), '{ "service": ');
+    expect(() => loadConfig(join(dir, 'bad.json'))).toThrow(/bad\.json: not valid JSON/);
+  });
+
+  it('takes the path from --config, then PULSE_CONFIG, then the default', () => {
+    expect(configPath('a.json', { PULSE_CONFIG: 'b.json' })).toBe('a.json');
+    expect(configPath(undefined, { PULSE_CONFIG: 'b.json' })).toBe('b.json');
+    expect(configPath(undefined, {})).toBe('pulse.config.json');
+  });
+
+  it('ships a JSON Schema that is up to date with the zod schema', () => {
+    const committed = JSON.parse(
+      readFileSync(new URL('../../schemas/pulse.config.schema.json', import.meta.url), 'utf8'),
+    );
+    expect(committed).toEqual(configJsonSchema());
+  });
+});
