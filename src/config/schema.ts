@@ -59,7 +59,7 @@ const Service = z.strictObject({
   credentials: Credentials,
   timeoutMs: z.number().int().positive().default(30_000),
   maxRetries: z.number().int().min(0).max(20).default(4),
-  concurrency: z.number().int().min(1).max(32).default(4).describe('report calls in flight at once per run'),
+  concurrency: z.number().int().min(1).max(32).default(8).describe('report calls in flight at once per run'),
 });
 
 const Product = z.strictObject({ id: ProductId, name: z.string().min(1).optional() });
