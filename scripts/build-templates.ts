@@ -1,0 +1,84 @@
+/**
+ * `npm run build:templates`: compiles every templates/*.mjml (partials live in templates/partials/ and are pulled in
+ * with mj-include) to build/templates/<name>.html. Strict MJML validation; any MJML error, or compiled output the
+ * run-time templater cannot compile (a marker mjml mangled, a placeholder in the wrong HTML context), fails the build
+ * with a non-zero exit code. This is the only place mjml is used: run time reads the compiled HTML.
+ */
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compileTemplate } from '../src/render/templater.ts';
+
+interface MjmlResult {
+  html: string;
+  errors: { formattedMessage: string }[];
+}
+type Mjml2Html = (mjml: string, options: Record<string, unknown>) => Promise<MjmlResult>;
+
+// mjml ships CommonJS without type declarations.
+const mjml2html = createRequire(import.meta.url)('mjml') as Mjml2Html;
+
+export const TEMPLATES_DIR = fileURLToPath(new URL('../templates/', import.meta.url));
+export const BUILD_DIR = fileURLToPath(new URL('../build/templates/', import.meta.url));
+
+/** Comments that are neither Outlook conditionals nor templater markers: source comments, dropped from the output. */
+const SOURCE_COMMENT = /<!--(?!\[if|<!\[endif|>|\s*\[\[)[\s\S]*?-->/g;
+
+/** Juice writes inlined styles as `a: b; c: d;`; repeated on every table cell, those spaces add up. */
+const STYLE_ATTRIBUTE = /style="([^"]*)"/g;
+const compactStyle = (attr: string, css: string) =>
+  css.includes('url(')
+    ? attr
+    : `style="${css
+        .replace(/\s*;\s*/g, ';')
+        .replace(/\s*:\s*/g, ':')
+        .replace(/;$/, '')}"`;
+
+/** Compiles one MJML file to HTML and checks that the templater accepts the result. */
+export async function compileMjmlFile(file: string): Promise<string> {
+  const source = await readFile(file, 'utf8');
+  const result = await mjml2html(source, {
+    validationLevel: 'strict',
+    filePath: file,
+    ignoreIncludes: false,
+    includePath: dirname(file), // mj-include may only read the template's own folder
+    keepComments: true, // the templater's block markers are comments
+    minify: true, // keeps the email well below Gmail's 102 KB clipping limit
+    minifyOptions: { minifyCss: false },
+    fonts: {}, // web-safe fonts only: no Google Fonts links
+    // Without these juice copies inline CSS into width/height/align attributes, including our placeholders.
+    juiceOptions: { applyWidthAttributes: false, applyHeightAttributes: false, applyAttributesTableElements: false },
+  });
+  if (result.errors.length > 0) throw new Error(result.errors.map((e) => e.formattedMessage).join('\n'));
+  const html = result.html.replace(SOURCE_COMMENT, '').replace(STYLE_ATTRIBUTE, compactStyle);
+  compileTemplate(html, basename(file, '.mjml'));
+  return html;
+}
+
+/** Compiles every top-level template; returns the written paths. */
+export async function buildTemplates(srcDir = TEMPLATES_DIR, outDir = BUILD_DIR): Promise<string[]> {
+  const names = (await readdir(srcDir)).filter((f) => f.endsWith('.mjml')).sort();
+  if (names.length === 0) throw new Error(`no .mjml templates in ${srcDir}`);
+  await mkdir(outDir, { recursive: true });
+  const written: string[] = [];
+  for (const name of names) {
+    const html = await compileMjmlFile(join(srcDir, name));
+    const out = join(outDir, `${basename(name, '.mjml')}.html`);
+    // Write then rename, so a test reading the file concurrently never sees half of it.
+    const tmp = `${out}.${process.pid}.tmp`;
+    await writeFile(tmp, html);
+    await rename(tmp, out);
+    written.push(out);
+  }
+  return written;
+}
+
+if (import.meta.main) {
+  try {
+    for (const file of await buildTemplates()) process.stdout.write(`wrote ${file}\n`);
+  } catch (error) {
+    process.stderr.write(`build:templates failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The Ledger port over DynamoDB (and, unchanged, over dynalite locally). One item per ledger key in the state table
+ * of lib/stacks/pulse-stack.ts: `pk` = the ledger key, `sk` = LEDGER_SORT_KEY (the table is shared with other state,
+ * which uses other sort keys), `expiresAt` = TTL in epoch seconds.
+ *
+ * Claims are conditional PutItems, so of any number of racing claimers exactly one wins. Every claim carries a random
+ * token that only this instance knows; `complete` and `release` are conditional on it, so a claimer whose lease ran
+ * out (and was taken over) cannot overwrite the new holder's record.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type Clock, systemClock } from '../../ports/clock.ts';
+import type { ClaimResult, Ledger } from '../../ports/ledger.ts';
+
+export const LEDGER_SORT_KEY = 'ledger';
+const IN_PROGRESS = 'in-progress';
+const DONE = 'done';
+
+/** Thrown by `complete`/`release` when this instance does not (or no longer) hold the claim on the key. */
+export class ClaimLostError extends Error {
+  override name = 'ClaimLostError';
+}
+
+export interface DynamoDbLedgerOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  clock?: Clock;
+  /** How long a claim protects its holder when `claim` is called without `leaseSeconds`. @default 900 */
+  defaultLeaseSeconds?: number;
+  /** Record lifetime (TTL) when `claim` is called without `expiresInDays`. @default 400 */
+  defaultExpiresInDays?: number;
+}
+
+interface LedgerItem {
+  state: typeof IN_PROGRESS | typeof DONE;
+  claimedAt: string;
+  detail?: Record<string, unknown>;
+}
+
+/** A document client with the marshalling the ledger needs (`detail` may carry undefined fields). */
+export function dynamoDocumentClientFor(opts: { endpoint?: string; region?: string } = {}): DynamoDBDocumentClient {
+  const local = opts.endpoint !== undefined;
+  const client = new DynamoDBClient({
+    ...(opts.region || local ? { region: opts.region ?? 'us-east-1' } : {}),
+    // dynalite accepts any signature; the SDK just needs something to sign with.
+    ...(local ? { endpoint: opts.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+const isConditionFailure = (e: unknown): boolean => (e as Error)?.name === 'ConditionalCheckFailedException';
+
+export class DynamoDbLedger implements Ledger {
+  readonly #db: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #clock: Clock;
+  readonly #leaseSeconds: number;
+  readonly #expiresInDays: number;
+  /** Tokens of the claims this instance holds, by ledger key. */
+  readonly #tokens = new Map<string, string>();
+
+  constructor(opts: DynamoDbLedgerOptions) {
+    this.#db = opts.client;
+    this.#table = opts.tableName;
+    this.#clock = opts.clock ?? systemClock;
+    this.#leaseSeconds = opts.defaultLeaseSeconds ?? 900;
+    this.#expiresInDays = opts.defaultExpiresInDays ?? 400;
+  }
+
+  async claim(key: string, opts: { leaseSeconds?: number; expiresInDays?: number } = {}): Promise<ClaimResult> {
+    const leaseMs = (opts.leaseSeconds ?? this.#leaseSeconds) * 1000;
+    const expiresInDays = opts.expiresInDays ?? this.#expiresInDays;
+    // A competing record can vanish (released) or go stale between our write and our read; try again then.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const now = this.#clock.now();
+      const token = randomUUID();
+      try {
+        await this.#db.send(
+          new PutCommand({
+            TableName: this.#table,
+            Item: {
+              pk: key,
+              sk: LEDGER_SORT_KEY,
+              state: IN_PROGRESS,
+              token,
+              claimedAt: now.toISOString(),
+              expiresAt: Math.floor(now.getTime() / 1000) + Math.round(expiresInDays * 86_400),
+            },
+            // ISO-8601 UTC timestamps of one format compare correctly as strings.
+            ConditionExpression: 'attribute_not_exists(pk) OR (#state = :inProgress AND #claimedAt < :staleBefore)',
+            ExpressionAttributeNames: { '#state': 'state', '#claimedAt': 'claimedAt' },
+            ExpressionAttributeValues: {
+              ':inProgress': IN_PROGRESS,
+              ':staleBefore': new Date(now.getTime() - leaseMs).toISOString(),
+            },
+          }),
+        );
+        this.#tokens.set(key, token);
+        return { outcome: 'claimed' };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+      }
+      const existing = await this.#read(key);
+      if (existing?.state === DONE) return { outcome: 'done', detail: existing.detail ?? {} };
+      if (existing && Date.parse(existing.claimedAt) >= this.#clock.now().getTime() - leaseMs) {
+        return { outcome: 'busy', claimedAt: existing.claimedAt };
+      }
+    }
+    throw new Error(`ledger: could not claim ${key}: the record kept changing`);
+  }
+
+  async complete(key: string, detail: Record<string, unknown>): Promise<void> {
+    const token = this.#heldToken(key, 'complete');
+    try {
+      await this.#db.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { pk: key, sk: LEDGER_SORT_KEY },
+          UpdateExpression: 'SET #state = :done, #detail = :detail, #completedAt = :now REMOVE #token',
+          ConditionExpression: '#token = :token AND #state = :inProgress',
+          // Names for every attribute: DynamoDB reserves hundreds of words, and `state` is one of them.
+          ExpressionAttributeNames: {
+            '#state': 'state',
+            '#token': 'token',
+            '#detail': 'detail',
+            '#completedAt': 'completedAt',
+          },
+          ExpressionAttributeValues: {
+            ':done': DONE,
+            ':detail': detail,
+            ':now': this.#clock.now().toISOString(),
+            ':token': token,
+            ':inProgress': IN_PROGRESS,
+          },
+        }),
+      );
+    } catch (e) {
+      throw this.#lostOr(e, key, 'complete');
+    }
+    this.#tokens.delete(key);
+  }
+
+  async release(key: string): Promise<void> {
+    const token = this.#heldToken(key, 'release');
+    try {
+      await this.#db.send(
+        new DeleteCommand({
+          TableName: this.#table,
+          Key: { pk: key, sk: LEDGER_SORT_KEY },
+          ConditionExpression: '#token = :token',
+          ExpressionAttributeNames: { '#token': 'token' },
+          ExpressionAttributeValues: { ':token': token },
+        }),
+      );
+    } catch (e) {
+      throw this.#lostOr(e, key, 'release');
+    }
+    this.#tokens.delete(key);
+  }
+
+  async get(key: string): Promise<{ state: 'in-progress' | 'done'; detail?: Record<string, unknown> } | undefined> {
+    const item = await this.#read(key);
+    if (!item) return undefined;
+    return item.detail === undefined ? { state: item.state } : { state: item.state, detail: item.detail };
+  }
+
+  async #read(key: string): Promise<LedgerItem | undefined> {
+    const res = await this.#db.send(
+      new GetCommand({ TableName: this.#table, Key: { pk: key, sk: LEDGER_SORT_KEY }, ConsistentRead: true }),
+    );
+    return res.Item as LedgerItem | undefined;
+  }
+
+  /** A failed condition means the claim is gone for good; anything else (e.g. a timeout) may be retried. */
+  #lostOr(e: unknown, key: string, action: string): unknown {
+    if (!isConditionFailure(e)) return e;
+    this.#tokens.delete(key);
+    return new ClaimLostError(`ledger: cannot ${action} ${key}: the claim was taken over`);
+  }
+
+  #heldToken(key: string, action: string): string {
+    const token = this.#tokens.get(key);
+    if (token === undefined) throw new ClaimLostError(`ledger: cannot ${action} ${key}: this caller holds no claim`);
+    return token;
+  }
+}

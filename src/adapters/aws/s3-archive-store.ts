@@ -1,0 +1,191 @@
+/**
+ * The ArchiveStore port over S3 (and, unchanged, over s3rver locally).
+ *
+ * - Buffers and strings go up with one PutObject, Readables as a streamed multipart upload (s3-multipart-upload.ts).
+ * - `sha256Base64` is checked here before anything is committed (so local peers behave like S3) and also sent as
+ *   ChecksumSHA256 (S3 verifies it and it satisfies Object Lock's integrity-header requirement). For a multipart
+ *   upload S3 checks each part's own SHA-256; the whole-object hash is checked here before CompleteMultipartUpload.
+ * - `ifNoneMatch` sends `If-None-Match: *`; S3 answers 412 (or 409 for a concurrent conditional write) →
+ *   ObjectExistsError. s3rver ignores the header, so with `emulateConditionalWrites` a HEAD is made first: that
+ *   check-then-write is racy and meant for local runs only.
+ * - `list` does not return user metadata (S3 listings carry none): call `head` for it. S3 returns metadata keys
+ *   lower-cased.
+ * - `linkTo` builds `${publicBaseUrl}/${key}` when a public base URL is configured (locally: s3rver serves objects
+ *   without signing), else `s3://bucket/key`. Presigned URLs need @aws-sdk/s3-request-presigner, not a dependency.
+ */
+import type { Readable } from 'node:stream';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { type ArchiveStore, ObjectExistsError, type PutOptions, type StoredObject } from '../../ports/archive-store.ts';
+import {
+  ChecksumMismatchError,
+  MIN_PART_SIZE,
+  putObject,
+  type StreamUploadResult,
+  sha256Base64,
+  uploadStream,
+} from './s3-multipart-upload.ts';
+
+export { ChecksumMismatchError } from './s3-multipart-upload.ts';
+
+export interface S3ClientOptions {
+  /** A local S3-compatible server (s3rver), e.g. `http://127.0.0.1:4568`; absent for AWS. */
+  endpoint?: string;
+  region?: string;
+}
+
+/**
+ * An S3 client for AWS (SDK defaults) or for a local endpoint: path-style addressing, and checksums only when an
+ * operation requires them, because s3rver stores the SDK's aws-chunked trailer-checksum encoding verbatim and so
+ * silently corrupts streamed uploads.
+ */
+export function s3ClientFor(opts: S3ClientOptions = {}): S3Client {
+  const config: S3ClientConfig = opts.region ? { region: opts.region } : {};
+  if (opts.endpoint === undefined) return new S3Client(config);
+  return new S3Client({
+    ...config,
+    region: opts.region ?? 'us-east-1',
+    endpoint: opts.endpoint,
+    forcePathStyle: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    // s3rver's built-in account.
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+}
+
+export interface S3ArchiveStoreOptions {
+  client: S3Client;
+  bucket: string;
+  /** Base of `linkTo` links, e.g. `https://archive.example.com` or `http://127.0.0.1:4568/pulse-archive`. */
+  publicBaseUrl?: string;
+  /** HEAD before a conditional write, for stores that ignore If-None-Match (s3rver). Racy: local use only. */
+  emulateConditionalWrites?: boolean;
+  /** Multipart part size in bytes (at least 5 MiB). @default 8 MiB */
+  partSize?: number;
+  /** Parts uploaded at once. @default 4 */
+  queueSize?: number;
+}
+
+const statusOf = (e: unknown): number | undefined =>
+  (e as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+const isNotFound = (e: unknown): boolean =>
+  statusOf(e) === 404 || ['NotFound', 'NoSuchKey'].includes((e as Error)?.name);
+
+export class S3ArchiveStore implements ArchiveStore {
+  readonly #client: S3Client;
+  readonly #bucket: string;
+  readonly #publicBaseUrl: string | undefined;
+  readonly #emulateConditionalWrites: boolean;
+  readonly #partSize: number;
+  readonly #queueSize: number;
+
+  constructor(opts: S3ArchiveStoreOptions) {
+    this.#client = opts.client;
+    this.#bucket = opts.bucket;
+    this.#publicBaseUrl = opts.publicBaseUrl?.replace(/\/+$/, '');
+    this.#emulateConditionalWrites = opts.emulateConditionalWrites ?? false;
+    this.#partSize = opts.partSize ?? 8 * 1024 * 1024;
+    this.#queueSize = opts.queueSize ?? 4;
+    if (this.#partSize < MIN_PART_SIZE) throw new RangeError(`partSize must be at least ${MIN_PART_SIZE} bytes`);
+    if (!Number.isInteger(this.#queueSize) || this.#queueSize < 1) throw new RangeError('queueSize must be ≥ 1');
+  }
+
+  async put(key: string, body: Uint8Array | string | Readable, opts: PutOptions): Promise<StoredObject> {
+    const ifNoneMatch = opts.ifNoneMatch ?? false;
+    const metadata = opts.metadata ?? {};
+    if (ifNoneMatch && this.#emulateConditionalWrites && (await this.head(key))) throw this.#exists(key);
+    const target = {
+      client: this.#client,
+      bucket: this.#bucket,
+      key,
+      contentType: opts.contentType,
+      metadata,
+      ifNoneMatch,
+    };
+    try {
+      let res: StreamUploadResult;
+      if (typeof body === 'string' || body instanceof Uint8Array) {
+        const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+        const digest = sha256Base64(bytes);
+        if (opts.sha256Base64 !== undefined && opts.sha256Base64 !== digest) {
+          throw new ChecksumMismatchError(`archive object ${key}: SHA-256 of the body does not match the expected one`);
+        }
+        res = await putObject(target, bytes, digest);
+      } else {
+        res = await uploadStream({
+          ...target,
+          body,
+          ...(opts.sha256Base64 !== undefined ? { sha256Base64: opts.sha256Base64 } : {}),
+          partSize: this.#partSize,
+          queueSize: this.#queueSize,
+        });
+      }
+      return stored(key, res.size, metadata, res.versionId);
+    } catch (e) {
+      const status = statusOf(e);
+      if (ifNoneMatch && (status === 412 || status === 409)) throw this.#exists(key);
+      throw e;
+    }
+  }
+
+  async head(key: string): Promise<StoredObject | undefined> {
+    try {
+      const res = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }));
+      return stored(key, res.ContentLength ?? 0, res.Metadata ?? {}, res.VersionId);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    try {
+      const res = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }));
+      return res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * ListObjects (v1) paged by marker = last key, a documented equivalent of ListObjectsV2 without a delimiter:
+   * s3rver builds V2 continuation tokens with DES, which Node's OpenSSL 3 lacks, so any truncated V2 page fails there.
+   */
+  async *list(prefix: string): AsyncIterable<StoredObject> {
+    let marker: string | undefined;
+    do {
+      const page = await this.#client.send(
+        new ListObjectsCommand({
+          Bucket: this.#bucket,
+          Prefix: prefix,
+          ...(marker !== undefined ? { Marker: marker } : {}),
+        }),
+      );
+      const contents = page.Contents ?? [];
+      for (const o of contents) if (o.Key !== undefined) yield stored(o.Key, o.Size ?? 0, {}, undefined);
+      marker = page.IsTruncated ? contents.at(-1)?.Key : undefined;
+    } while (marker !== undefined);
+  }
+
+  async linkTo(key: string): Promise<string> {
+    if (this.#publicBaseUrl === undefined) return `s3://${this.#bucket}/${key}`;
+    return `${this.#publicBaseUrl}/${key.split('/').map(encodeURIComponent).join('/')}`;
+  }
+
+  #exists(key: string): ObjectExistsError {
+    return new ObjectExistsError(`archive object ${key} already exists`);
+  }
+}
+
+function stored(key: string, size: number, metadata: Record<string, string>, versionId: string | undefined) {
+  const o: StoredObject = { key, size, metadata };
+  if (versionId !== undefined && versionId !== 'null') o.versionId = versionId;
+  return o;
+}

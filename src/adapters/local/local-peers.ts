@@ -1,0 +1,167 @@
+/**
+ * `startLocalPeers`: everything Pulse talks to in AWS, in-process on 127.0.0.1, with state under one work directory
+ * (default `.pulse/`) so a second run sees the first: the Reporting Service emulator, dynalite for the state table
+ * (`<workDir>/dynamodb`, LevelDB), s3rver for the archive bucket (`<workDir>/s3`) and the SMTP sink
+ * (`<workDir>/outbox`). Returns the endpoints and the same adapters the Lambdas use, pointed at these peers.
+ * dynalite has no TTL support (UpdateTimeToLive), so `expiresAt` is written but never acted on locally.
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { type Emulator, type EmulatorOptions, startEmulator } from '../../../emulator/index.ts';
+import { DynamoDbLedger, dynamoDocumentClientFor } from '../aws/dynamodb-ledger.ts';
+import { S3ArchiveStore, s3ClientFor } from '../aws/s3-archive-store.ts';
+import { type NodemailerMailer, smtpMailer } from '../mail/nodemailer-mailer.ts';
+import { ensureBucket, ensureTable, startDynalite, startS3rver } from './peer-servers.ts';
+import { type SmtpSink, startSmtpSink } from './smtp-sink.ts';
+
+export const DEFAULT_WORK_DIR = '.pulse';
+
+/** Another live process (or this one) already runs local peers on the work directory. */
+export class WorkDirBusyError extends Error {
+  override name = 'WorkDirBusyError';
+}
+
+export interface LocalPeersOptions {
+  /** @default '.pulse' */
+  workDir?: string;
+  /** Emulator options; its registry changes persist under `<workDir>/emulator` unless `dataDir` says otherwise. */
+  emulator?: EmulatorOptions;
+  /** @default 'pulse-state' */
+  tableName?: string;
+  /** @default 'pulse-archive' */
+  bucket?: string;
+}
+
+export interface LocalPeers {
+  workDir: string;
+  emulator: Emulator;
+  dynamodbEndpoint: string;
+  s3Endpoint: string;
+  smtp: { host: string; port: number };
+  outboxDir: string;
+  tableName: string;
+  bucket: string;
+  dynamodb: DynamoDBClient;
+  s3: S3Client;
+  sink: SmtpSink;
+  ledger: DynamoDbLedger;
+  archive: S3ArchiveStore;
+  mailer: NodemailerMailer;
+  /** Stops every peer and client; safe to call twice. */
+  close(): Promise<void>;
+}
+
+export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<LocalPeers> {
+  const workDir = resolve(opts.workDir ?? DEFAULT_WORK_DIR);
+  const tableName = opts.tableName ?? 'pulse-state';
+  const bucket = opts.bucket ?? 'pulse-archive';
+  // Stopped in reverse order of starting, also when a later step fails.
+  const closers: (() => unknown)[] = [];
+  const closeAll = async () => {
+    let firstError: unknown;
+    for (const close of closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (e) {
+        firstError ??= e; // keep stopping the rest
+      }
+    }
+    if (firstError !== undefined) throw firstError;
+  };
+  try {
+    await mkdir(workDir, { recursive: true });
+    await lockWorkDir(workDir);
+    closers.push(() => rm(join(workDir, LOCK_FILE), { force: true }));
+    const dynamoDir = join(workDir, 'dynamodb');
+    const s3Dir = join(workDir, 's3');
+    const emulatorDir = join(workDir, 'emulator');
+    await Promise.all([dynamoDir, s3Dir, emulatorDir].map((d) => mkdir(d, { recursive: true })));
+
+    const emulator = await startEmulator({ dataDir: emulatorDir, ...opts.emulator });
+    closers.push(() => emulator.close());
+
+    const dynamo = await startDynalite({ path: dynamoDir });
+    closers.push(() => dynamo.close());
+    const dynamodbEndpoint = dynamo.endpoint;
+    const doc = dynamoDocumentClientFor({ endpoint: dynamodbEndpoint });
+    closers.push(() => doc.destroy());
+    await ensureTable(doc, tableName);
+
+    const s3rver = await startS3rver({ directory: s3Dir });
+    closers.push(() => s3rver.close());
+    const s3Endpoint = s3rver.endpoint;
+    const s3 = s3ClientFor({ endpoint: s3Endpoint });
+    closers.push(() => s3.destroy());
+    await ensureBucket(s3, bucket);
+
+    const outboxDir = join(workDir, 'outbox');
+    const sink = await startSmtpSink({ outboxDir });
+    closers.push(() => sink.close());
+    const mailer = smtpMailer({ host: sink.host, port: sink.port, secure: false, pool: true });
+    closers.push(() => mailer.close());
+
+    return {
+      workDir,
+      emulator,
+      dynamodbEndpoint,
+      s3Endpoint,
+      smtp: { host: sink.host, port: sink.port },
+      outboxDir,
+      tableName,
+      bucket,
+      dynamodb: doc,
+      s3,
+      sink,
+      ledger: new DynamoDbLedger({ client: doc, tableName }),
+      // s3rver serves objects without signatures, so its bucket URL makes working "view in browser" links.
+      archive: new S3ArchiveStore({
+        client: s3,
+        bucket,
+        publicBaseUrl: `${s3Endpoint}/${bucket}`,
+        emulateConditionalWrites: true,
+      }),
+      mailer,
+      close: closeAll,
+    };
+  } catch (e) {
+    await closeAll().catch(() => undefined); // the start failure is the one to report
+    throw e;
+  }
+}
+
+const LOCK_FILE = 'peers.lock';
+
+/**
+ * A pid file: two runs on one work directory would share dynalite's LevelDB, which the second cannot open (and
+ * dynalite reports that as an unhandled error that ends the process). A lock left by a dead process is taken over.
+ */
+async function lockWorkDir(workDir: string): Promise<void> {
+  const path = join(workDir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(path, String(process.pid), { flag: 'wx' });
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const pid = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
+    if (Number.isInteger(pid) && isAlive(pid)) {
+      throw new WorkDirBusyError(
+        `${workDir} is in use by local peers of process ${pid}; stop them or use another --work-dir`,
+      );
+    }
+    await rm(path, { force: true });
+  }
+  throw new WorkDirBusyError(`${workDir}: could not take the lock ${LOCK_FILE}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The local SMTP sink: an SMTP server on 127.0.0.1 that accepts every message (no auth, no TLS) and writes it to the
+ * outbox as `<timestamp>-<seq>-<recipient>.eml` (raw) plus `.html` (its HTML body). Files are written to a temporary
+ * name and renamed, and the `.html` lands before the `.eml`, so a reader that sees the `.eml` sees a complete pair.
+ * The `.html` is for opening in a browser: mailparser inlines its `cid:` images as data URIs (the `.eml` keeps the
+ * message exactly as sent). Recipient addresses come from the SMTP client: they are reduced to a safe file-name
+ * fragment, never a path.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { basename, join } from 'node:path';
+import { simpleParser } from 'mailparser';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { type Clock, systemClock } from '../../ports/clock.ts';
+
+export interface SmtpSinkOptions {
+  outboxDir: string;
+  /** 0 picks a free port. @default 0 */
+  port?: number;
+  /** Largest accepted message. @default 25 MiB */
+  maxMessageBytes?: number;
+  clock?: Clock;
+}
+
+export interface ParsedSummary {
+  emlFile: string;
+  htmlFile?: string;
+  from: string;
+  to: string[];
+  subject: string;
+  messageId?: string;
+  attachments: number;
+  receivedAt: string;
+}
+
+export interface SmtpSink {
+  host: string;
+  port: number;
+  outboxDir: string;
+  /** Summaries of the messages received so far, oldest first. */
+  messages(): ParsedSummary[];
+  close(): Promise<void>;
+}
+
+/** A file-name fragment from an address: letters, digits and `@._+-` only, no leading dots, at most 64 characters. */
+export function safeFileFragment(address: string): string {
+  const cleaned = address
+    .toLowerCase()
+    .replace(/[^a-z0-9@._+-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 64);
+  return cleaned === '' ? 'unknown' : cleaned;
+}
+
+async function writeAtomically(path: string, data: string | Uint8Array): Promise<void> {
+  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(tmp, data);
+  await rename(tmp, path);
+}
+
+async function readAll(stream: SMTPServerDataStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  if (stream.sizeExceeded) throw Object.assign(new Error('message too large'), { responseCode: 552 });
+  return Buffer.concat(chunks);
+}
+
+export async function startSmtpSink(opts: SmtpSinkOptions): Promise<SmtpSink> {
+  const outboxDir = opts.outboxDir;
+  const clock = opts.clock ?? systemClock;
+  await mkdir(outboxDir, { recursive: true });
+  const received: ParsedSummary[] = [];
+  let seq = 0;
+
+  const store = async (raw: Buffer, session: SMTPServerSession): Promise<void> => {
+    const parsed = await simpleParser(raw);
+    const now = clock.now();
+    const recipients = session.envelope.rcptTo.map((r) => r.address);
+    const stamp = now.toISOString().replace(/[-:.]/g, '');
+    const more = recipients.length > 1 ? `-and-${recipients.length - 1}-more` : '';
+    const name = `${stamp}-${String(++seq).padStart(4, '0')}-${safeFileFragment(recipients[0] ?? '')}${more}`;
+    // basename() is the second line of defence: whatever the name, it stays inside the outbox.
+    const emlFile = join(outboxDir, basename(`${name}.eml`));
+    let htmlFile: string | undefined;
+    if (typeof parsed.html === 'string') {
+      htmlFile = join(outboxDir, basename(`${name}.html`));
+      await writeAtomically(htmlFile, parsed.html);
+    }
+    await writeAtomically(emlFile, raw);
+    const from = session.envelope.mailFrom;
+    received.push({
+      emlFile,
+      ...(htmlFile ? { htmlFile } : {}),
+      from: from ? from.address : '',
+      to: recipients,
+      subject: parsed.subject ?? '',
+      ...(parsed.messageId ? { messageId: parsed.messageId } : {}),
+      attachments: parsed.attachments.length,
+      receivedAt: now.toISOString(),
+    });
+  };
+
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    disableReverseLookup: true, // 127.0.0.1 only; a DNS lookup per connection just costs time
+    size: opts.maxMessageBytes ?? 25 * 1024 * 1024,
+    onData(stream, session, callback) {
+      readAll(stream)
+        .then((raw) => store(raw, session))
+        .then(
+          () => callback(),
+          (e: Error) => callback(e),
+        );
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    host: '127.0.0.1',
+    port,
+    outboxDir,
+    messages: () => received.map((m) => ({ ...m, to: [...m.to] })),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

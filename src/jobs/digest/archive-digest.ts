@@ -1,0 +1,37 @@
+/**
+ * Keeps every sent digest traceable: under `digests/<id>/<iso-week>/` the HTML as a browser page (images as sibling
+ * objects), the raw API responses of the run and the computed figures. Write-once: a later run for the same week
+ * (another recipient's send time) finds the objects there and keeps the first record.
+ */
+import { type ArchiveStore, ObjectExistsError } from '../../ports/archive-store.ts';
+import type { PreparedDigest } from './prepare.ts';
+
+export const digestArchivePrefix = (prefix: string, digestId: string, isoWeek: string) =>
+  `${prefix.replace(/\/+$/, '')}/digests/${digestId}/${isoWeek}/`;
+
+async function putOnce(store: ArchiveStore, key: string, body: Uint8Array | string, contentType: string) {
+  try {
+    await store.put(key, body, { contentType, ifNoneMatch: true });
+  } catch (e) {
+    if (!(e instanceof ObjectExistsError)) throw e;
+  }
+  return key;
+}
+
+/** The browser copy's key, known before rendering so the email can link to it. */
+export const browserCopyKey = (base: string) => `${base}index.html`;
+
+export async function archiveDigest(store: ArchiveStore, base: string, p: PreparedDigest): Promise<string[]> {
+  // In a browser `cid:` means nothing: the images are stored beside the page and referenced relatively.
+  let page = p.html;
+  for (const img of p.images) if (img.cid) page = page.replaceAll(`cid:${img.cid}`, img.cid);
+  const keys = await Promise.all([
+    ...p.images.map((img) => putOnce(store, `${base}${img.filename}`, img.content, img.contentType)),
+    putOnce(store, `${base}raw-responses.json`, JSON.stringify(p.data.calls, null, 2), 'application/json'),
+    putOnce(store, `${base}figures.json`, JSON.stringify(p.figures, null, 2), 'application/json'),
+    putOnce(store, `${base}email.txt`, p.text, 'text/plain; charset=utf-8'),
+  ]);
+  // The page last: its presence means the whole record is there.
+  keys.push(await putOnce(store, browserCopyKey(base), page, 'text/html; charset=utf-8'));
+  return keys;
+}

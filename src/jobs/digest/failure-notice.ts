@@ -1,0 +1,43 @@
+/** The owner's "digest held" notice: at most one a day per digest (a ledger claim per UTC day). */
+import type { DigestConfig, PulseConfig } from '../../config/schema.ts';
+import { renderFailureNotice } from '../../render/index.ts';
+import type { PreparedDigest } from './prepare.ts';
+import type { DigestPorts } from './run-digest.ts';
+import { localDateTime } from './week.ts';
+
+export async function sendFailureNotice(
+  config: PulseConfig,
+  digest: DigestConfig,
+  prepared: PreparedDigest,
+  ports: Pick<DigestPorts, 'ledger' | 'mailer' | 'logger'>,
+  now: Date,
+): Promise<void> {
+  if (prepared.guard.ok) return;
+  const key = `digest-held#${digest.id}#${now.toISOString().slice(0, 10)}`;
+  const claim = await ports.ledger.claim(key);
+  if (claim.outcome !== 'claimed') return;
+  const at = localDateTime(now, digest.schedule.timeZone);
+  const notice = renderFailureNotice({
+    digestId: digest.id,
+    digestTitle: digest.title,
+    isoWeek: prepared.week.isoWeek,
+    reasons: prepared.guard.reasons,
+    heldAt: `${at.date} ${at.time} ${digest.schedule.timeZone}`,
+    forceCommand: `pulse digest --digest ${digest.id} --week ${prepared.week.isoWeek} --force`,
+    footer: 'Sent by Pulse',
+  });
+  try {
+    const { messageId } = await ports.mailer.send({
+      from: config.mail.from,
+      to: digest.owner,
+      subject: notice.subject,
+      html: notice.html,
+      text: notice.text,
+      headers: { 'X-Pulse-Digest': digest.id, 'X-Pulse-Notice': 'held' },
+    });
+    await ports.ledger.complete(key, { messageId });
+  } catch (e) {
+    await ports.ledger.release(key).catch(() => {});
+    ports.logger.error('failure notice not sent', { digestId: digest.id, error: (e as Error).message });
+  }
+}

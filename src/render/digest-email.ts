@@ -1,0 +1,22 @@
+/**
+ * The digest email from a DigestView: HTML from the compiled templates/digest.mjml (filled by the escaping templater)
+ * and the plain-text part from the same view. No mjml here: `npm run build:templates` compiled it beforehand.
+ */
+import type { DigestView } from '../jobs/digest/view-model.ts';
+import { loadTemplate } from './compiled-templates.ts';
+import { digestModel } from './digest-model.ts';
+import { digestText } from './digest-text.ts';
+
+export interface RenderedEmail {
+  html: string;
+  text: string;
+}
+
+/**
+ * `compiledHtml` replaces build/templates/digest.html (a bundle that inlines the template, a test); without it the
+ * file is read once per process, and a missing file throws TemplateMissingError saying to run the build.
+ */
+export function renderDigestEmail(view: DigestView, compiledHtml?: string): RenderedEmail {
+  const html = loadTemplate('digest', compiledHtml).render(digestModel(view));
+  return { html, text: digestText(view) };
+}

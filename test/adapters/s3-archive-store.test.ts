@@ -1,0 +1,163 @@
+/**
+ * S3ArchiveStore against s3rver on 127.0.0.1 (real S3 wire protocol, files on disk). The faults s3rver cannot
+ * produce are in s3-archive-store-faults.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChecksumMismatchError, S3ArchiveStore, s3ClientFor } from '../../src/adapters/aws/s3-archive-store.ts';
+import { ensureBucket, type RunningPeer, startS3rver } from '../../src/adapters/local/peer-servers.ts';
+import { ObjectExistsError } from '../../src/ports/archive-store.ts';
+import { chunked, MiB, patternBytes, sha256 } from './byte-streams.ts';
+
+const BUCKET = 'pulse-archive-test';
+let dir: string;
+let peer: RunningPeer;
+let client: S3Client;
+let store: S3ArchiveStore;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pulse-s3-'));
+  peer = await startS3rver({ directory: dir });
+  client = s3ClientFor({ endpoint: peer.endpoint });
+  await ensureBucket(client, BUCKET);
+  store = new S3ArchiveStore({
+    client,
+    bucket: BUCKET,
+    emulateConditionalWrites: true,
+    publicBaseUrl: `${peer.endpoint}/${BUCKET}/`,
+  });
+});
+afterAll(async () => {
+  client.destroy();
+  await peer.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A client of the peer that records the S3 operations it sends. */
+function recordingClient(): { client: S3Client; sent: string[] } {
+  const sent: string[] = [];
+  const recording = s3ClientFor({ endpoint: peer.endpoint });
+  recording.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push(context.commandName ?? '?');
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
+  return { client: recording, sent };
+}
+
+describe('S3ArchiveStore against s3rver', () => {
+  it('puts, heads, gets and lists objects with their metadata', async () => {
+    const prefix = `digests/${randomUUID()}/2026-W47/`;
+    const html = '<p>Weekly digest — ünïcode</p>';
+    const figures = new TextEncoder().encode(JSON.stringify({ active: 1234 }));
+    const put = await store.put(`${prefix}digest.html`, html, {
+      contentType: 'text/html; charset=utf-8',
+      metadata: { digest: 'exec-weekly', week: '2026-W47' },
+      sha256Base64: sha256(Buffer.from(html)),
+    });
+    expect(put).toMatchObject({ key: `${prefix}digest.html`, size: Buffer.byteLength(html) });
+    await store.put(`${prefix}figures.json`, figures, { contentType: 'application/json' });
+
+    expect(await store.head(`${prefix}digest.html`)).toMatchObject({
+      size: Buffer.byteLength(html),
+      metadata: { digest: 'exec-weekly', week: '2026-W47' },
+    });
+    expect(new TextDecoder().decode(await store.get(`${prefix}digest.html`))).toBe(html);
+    expect(await store.get(`${prefix}figures.json`)).toEqual(new Uint8Array(figures));
+    expect(await store.head(`${prefix}missing.html`)).toBeUndefined();
+    expect(await store.get(`${prefix}missing.html`)).toBeUndefined();
+
+    const listed = [];
+    for await (const o of store.list(prefix)) listed.push(o);
+    expect(listed.map((o) => [o.key, o.size]).sort()).toEqual([
+      [`${prefix}digest.html`, Buffer.byteLength(html)],
+      [`${prefix}figures.json`, figures.byteLength],
+    ]);
+    expect(await store.linkTo(`${prefix}digest.html`)).toBe(`${peer.endpoint}/${BUCKET}/${prefix}digest.html`);
+    const viaLink = await fetch(await store.linkTo(`${prefix}digest.html`));
+    expect(await viaLink.text()).toBe(html);
+  });
+
+  it('lists across pages', async () => {
+    const prefix = `paged/${randomUUID()}/`;
+    const keys = Array.from({ length: 7 }, (_, i) => `${prefix}${String(i).padStart(2, '0')}.txt`);
+    await Promise.all(keys.map((k) => store.put(k, k, { contentType: 'text/plain' })));
+    let pages = 0;
+    // A client of the same peer that asks for 3 keys per page.
+    const paging = s3ClientFor({ endpoint: peer.endpoint });
+    paging.middlewareStack.add(
+      (next) => async (args) => {
+        (args.input as { MaxKeys?: number }).MaxKeys = 3;
+        pages++;
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const listed = [];
+    for await (const o of new S3ArchiveStore({ client: paging, bucket: BUCKET }).list(prefix)) listed.push(o.key);
+    paging.destroy();
+    expect(listed.sort()).toEqual(keys);
+    expect(pages).toBe(3);
+  });
+
+  it('refuses to replace an object when ifNoneMatch is set', async () => {
+    const key = `once/${randomUUID()}.txt`;
+    await store.put(key, 'first', { contentType: 'text/plain', ifNoneMatch: true });
+    await expect(store.put(key, 'second', { contentType: 'text/plain', ifNoneMatch: true })).rejects.toBeInstanceOf(
+      ObjectExistsError,
+    );
+    await expect(
+      store.put(key, chunked(Buffer.from('third')), { contentType: 'text/plain', ifNoneMatch: true }),
+    ).rejects.toBeInstanceOf(ObjectExistsError);
+    expect(new TextDecoder().decode(await store.get(key))).toBe('first');
+  });
+
+  it('streams a 12 MiB Readable as a multipart upload that reads back byte for byte', async () => {
+    const data = patternBytes(12 * MiB + 123, 42);
+    const key = `exports/${randomUUID()}/big.zip`;
+    const { client: recording, sent } = recordingClient();
+    const small = new S3ArchiveStore({ client: recording, bucket: BUCKET, partSize: 5 * MiB, queueSize: 2 });
+    const put = await small.put(key, chunked(data), {
+      contentType: 'application/zip',
+      metadata: { sha256: sha256(data) },
+      sha256Base64: sha256(data),
+    });
+    expect(put.size).toBe(data.length);
+    expect((await small.head(key))?.metadata).toEqual({ sha256: sha256(data) });
+    const back = await small.get(key);
+    expect(back?.length).toBe(data.length);
+    expect(sha256(back!)).toBe(sha256(data));
+    expect(sent.slice(0, 5)).toEqual([
+      'CreateMultipartUploadCommand',
+      'UploadPartCommand',
+      'UploadPartCommand',
+      'UploadPartCommand',
+      'CompleteMultipartUploadCommand',
+    ]);
+    recording.destroy();
+  });
+
+  it('leaves no object when the source stream fails half way, nor when the checksum does not match', async () => {
+    const data = patternBytes(12 * MiB, 7);
+    const key = `exports/${randomUUID()}/broken.zip`;
+    const small = new S3ArchiveStore({ client, bucket: BUCKET, partSize: 5 * MiB, queueSize: 1 });
+    await expect(small.put(key, chunked(data, 6 * MiB), { contentType: 'application/zip' })).rejects.toThrow(
+      'source broke',
+    );
+    expect(await small.head(key)).toBeUndefined();
+    const wrong = sha256(Buffer.from('something else'));
+    await expect(
+      small.put(key, chunked(data), { contentType: 'application/zip', sha256Base64: wrong }),
+    ).rejects.toBeInstanceOf(ChecksumMismatchError);
+    await expect(small.put(key, data, { contentType: 'application/zip', sha256Base64: wrong })).rejects.toBeInstanceOf(
+      ChecksumMismatchError,
+    );
+    expect(await small.head(key)).toBeUndefined();
+  });
+});

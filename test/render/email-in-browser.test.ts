@@ -1,0 +1,214 @@
+/**
+ * The rendered emails in a real headless Chromium: hostile values stay text in the parsed DOM, and a realistic digest
+ * lays out at 375 px (phone) and 800 px without horizontal overflow. Screenshots go to test-artifacts/ for a person to
+ * look at. `cid:` images cannot load in a browser, so each is replaced by a drawn placeholder of its attribute size.
+ */
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
+import { renderDigestEmail } from '../../src/render/digest-email.ts';
+import { renderFailureNotice } from '../../src/render/failure-notice.ts';
+import { HOSTILE, hostileView, sampleView } from './sample-views.ts';
+
+/** The few browser globals the page functions below use; the project compiles without the DOM lib. */
+interface PageElement {
+  tagName: string;
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  getAttributeNames(): string[];
+  getBoundingClientRect(): { left: number; right: number };
+}
+interface PageImage extends PageElement {
+  src: string;
+  decode(): Promise<void>;
+}
+interface PageCanvas {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): { fillStyle: string; fillRect(x: number, y: number, w: number, h: number): void } | null;
+  toDataURL(type: string): string;
+}
+interface PageDocument {
+  images: Iterable<PageImage>;
+  title: string;
+  body: { innerText: string };
+  documentElement: { clientWidth: number; scrollWidth: number };
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): Iterable<PageElement> & { length: number };
+  createElement(tag: 'canvas'): PageCanvas;
+}
+/** Inside page functions only (they run in the browser, so they cannot call a helper from this file). */
+type PageGlobals = { document: PageDocument };
+
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+
+let browser: Browser;
+let dir: string;
+let digestHtml: string;
+let noticeHtml: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pulse-templates-'));
+  await buildTemplates(TEMPLATES_DIR, dir);
+  digestHtml = await readFile(join(dir, 'digest.html'), 'utf8');
+  noticeHtml = await readFile(join(dir, 'failure-notice.html'), 'utf8');
+  await mkdir(ARTIFACTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function open(html: string, width: number, colorScheme: 'light' | 'dark' = 'light') {
+  const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme });
+  const dialogs: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await page.setContent(html, { waitUntil: 'load' });
+  return { page, dialogs };
+}
+
+/** Draws a bar-chart-like placeholder at 2× for every cid: image, the way the attached PNG would fill it. */
+async function fillCidImages(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    const { document } = globalThis as unknown as PageGlobals;
+    const images = [...document.images].filter((img) => img.getAttribute('src')?.startsWith('cid:'));
+    for (const img of images) {
+      const w = Number(img.getAttribute('width'));
+      const h = Number(img.getAttribute('height'));
+      const canvas = document.createElement('canvas');
+      canvas.width = w * 2;
+      canvas.height = h * 2;
+      const g = canvas.getContext('2d')!;
+      g.fillStyle = '#f4f6f9';
+      g.fillRect(0, 0, canvas.width, canvas.height);
+      g.fillStyle = '#3b6fb6';
+      for (let i = 0; i < 12; i++) {
+        const barH = canvas.height * (0.35 + 0.5 * Math.abs(Math.sin(i * 1.3)));
+        g.fillRect(24 + i * ((canvas.width - 48) / 12), canvas.height - barH, (canvas.width - 48) / 12 - 8, barH);
+      }
+      img.src = canvas.toDataURL('image/png');
+      await img.decode();
+    }
+    return images.length;
+  });
+}
+
+/** Everything that sticks out to the right (or left) of the viewport. */
+function overflow(page: Page) {
+  return page.evaluate(() => {
+    const { document } = globalThis as unknown as PageGlobals;
+    const vw = document.documentElement.clientWidth;
+    const boxes = [...document.querySelectorAll('img, table')].map((el) => {
+      const r = el.getBoundingClientRect();
+      return { tag: el.tagName, left: r.left, right: r.right, text: (el.textContent ?? '').slice(0, 60) };
+    });
+    return {
+      viewport: vw,
+      scrollWidth: document.documentElement.scrollWidth,
+      outside: boxes.filter((b) => b.right > vw + 0.5 || b.left < -0.5),
+      checked: boxes.length,
+    };
+  });
+}
+
+describe('hostile values in a browser', () => {
+  it('no script, event handler or javascript: URL reaches the DOM, and the text shows literally', async () => {
+    const view = hostileView();
+    const { page, dialogs } = await open(renderDigestEmail(view, digestHtml).html, 800);
+    const dom = await page.evaluate(() => {
+      const { document } = globalThis as unknown as PageGlobals;
+      const all = [...document.querySelectorAll('*')];
+      return {
+        scripts: document.querySelectorAll('script').length,
+        handlers: all.flatMap((el) => el.getAttributeNames().filter((n) => n.startsWith('on'))),
+        jsUrls: all.flatMap((el) =>
+          ['href', 'src', 'action', 'formaction']
+            .map((n) => el.getAttribute(n) ?? '')
+            .filter((v) => /^\s*javascript:/i.test(v)),
+        ),
+        imgs: [...document.images].map((i) => ({ src: i.getAttribute('src'), alt: i.getAttribute('alt') })),
+        link: document.querySelector('a.link')?.getAttribute('href'),
+        text: document.body.innerText,
+        title: document.title,
+      };
+    });
+    await page.close();
+    expect(dialogs).toEqual([]);
+    expect(dom.scripts).toBe(0);
+    expect(dom.handlers).toEqual([]);
+    expect(dom.jsUrls).toEqual([]);
+    expect(dom.link).toBe('#');
+    // Only the three chart images; the hostile cid stays inside the src value.
+    expect(dom.imgs).toHaveLength(3);
+    expect(dom.imgs[1]).toEqual({ src: 'cid:x" onerror="alert(1)', alt: HOSTILE.imgOnError });
+    expect(dom.title).toBe(`${HOSTILE.script} · ${HOSTILE.imgOnError}`);
+    for (const literal of [
+      HOSTILE.script,
+      HOSTILE.imgOnError,
+      HOSTILE.singleQuote,
+      `Data incomplete: ${HOSTILE.script}`,
+    ])
+      expect(dom.text).toContain(literal);
+  });
+});
+
+describe('layout', () => {
+  it.each([375, 800])('the sample digest fits a %i px viewport; screenshot saved', async (width) => {
+    const { page } = await open(renderDigestEmail(sampleView(), digestHtml).html, width);
+    expect(await fillCidImages(page)).toBe(3);
+    const result = await overflow(page);
+    await page.screenshot({ path: join(ARTIFACTS, `digest-${width}.png`), fullPage: true });
+    await page.close();
+    expect(result.checked).toBeGreaterThan(10);
+    expect(result.scrollWidth).toBeLessThanOrEqual(width);
+    expect(result.outside).toEqual([]);
+  });
+
+  it('a forced digest with a banner fits 375 px in dark mode; screenshot saved', async () => {
+    const view = sampleView({ banner: 'Data incomplete: the exception lines of 15 Nov 2026 could not be downloaded.' });
+    const { page } = await open(renderDigestEmail(view, digestHtml).html, 375, 'dark');
+    await fillCidImages(page);
+    const result = await overflow(page);
+    const bannerVisible = await page.getByRole('alert').isVisible();
+    await page.screenshot({ path: join(ARTIFACTS, 'digest-375-dark-banner.png'), fullPage: true });
+    await page.close();
+    expect(bannerVisible).toBe(true);
+    expect(result.outside).toEqual([]);
+  });
+
+  it('the failure notice fits 375 px; screenshot saved', async () => {
+    const notice = renderFailureNotice(
+      {
+        digestId: 'weekly-exec',
+        digestTitle: 'Weekly product digest',
+        isoWeek: '2026-W46',
+        reasons: [
+          'dateRangeReport for 12345678901 failed after 4 retries: 503 Service Unavailable',
+          'Chart "Active clients per week" of Acme Studio Professional has no visible pixels',
+        ],
+        heldAt: '2026-11-16 08:00 Europe/Berlin',
+        forceCommand:
+          'npx pulse digest --config /etc/pulse/pulse.config.json --digest weekly-exec --week 2026-W46 --force',
+        footer: 'Pulse · digest weekly-exec',
+      },
+      noticeHtml,
+    );
+    const { page } = await open(notice.html, 375);
+    const result = await overflow(page);
+    await page.screenshot({ path: join(ARTIFACTS, 'failure-notice-375.png'), fullPage: true });
+    await page.close();
+    expect(result.scrollWidth).toBeLessThanOrEqual(375);
+    expect(result.outside).toEqual([]);
+  });
+});
