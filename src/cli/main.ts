@@ -1,7 +1,16 @@
 /** `pulse <command>`: dispatches to one module per command. */
 import { API_HELP, apiCommand } from './api-command.ts';
+import { DIGEST_HELP, digestCommand } from './digest-command.ts';
 import { EMULATOR_HELP, emulatorCommand } from './emulator-command.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
+import { START_HELP, startCommand } from './start-command.ts';
+
+const HELPS: Record<string, string> = {
+  emulator: EMULATOR_HELP,
+  api: API_HELP,
+  digest: DIGEST_HELP,
+  start: START_HELP,
+};
 
 const HELP = `pulse — weekly digest, export archive and license alerts for a usage-analytics Reporting Service
 
@@ -9,7 +18,8 @@ Usage: pulse <command> [options]
 
 Commands:
   emulator   Run the Reporting Service emulator (service + signed-download storage listener)
-  start      Run Pulse locally (today: starts the emulator and shows how to call it)
+  start      Run the weekly cycle locally (in-process emulator, DynamoDB, S3 and SMTP sink)
+  digest     Send the weekly executive digest (or --preview it)
   api        Call any Reporting Service operation by id and print its JSON answer (\`pulse api --list\`)
   help       Show this help, or \`pulse help <command>\`
 
@@ -24,12 +34,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case 'help':
       case '--help':
       case '-h':
-        io.stdout.write(rest[0] === 'emulator' ? EMULATOR_HELP : rest[0] === 'api' ? API_HELP : HELP);
+        io.stdout.write(HELPS[rest[0] ?? ''] ?? HELP);
         return EXIT.ok;
       case 'emulator':
         return await emulatorCommand(rest, io);
       case 'start':
-        return await emulatorCommand(rest, io, { hint: true });
+        return await startCommand(rest, io);
+      case 'digest':
+        return await digestCommand(rest, io);
       case 'api':
         return await apiCommand(rest, io);
       default:

@@ -28,6 +28,27 @@ export interface SesMailerOptions {
   client?: SESv2Client;
 }
 
+/** A port message as nodemailer mail options (also used by the .eml file writer). */
+export function toNodemailerMail(message: MailMessage) {
+  return {
+    from: message.from,
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    html: message.html,
+    ...(message.headers ? { headers: message.headers } : {}),
+    attachments: (message.attachments ?? []).map((a) => ({
+      filename: a.filename,
+      content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength),
+      contentType: a.contentType,
+      ...(a.cid !== undefined ? { cid: a.cid, contentDisposition: 'inline' as const } : {}),
+    })),
+    // Message content is data: never let it make nodemailer read a local file or fetch a URL.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  };
+}
+
 type TransportFactory = () => Promise<{ transport: Transporter; closeAfterSend: boolean }>;
 
 export class NodemailerMailer implements Mailer {
@@ -47,23 +68,7 @@ export class NodemailerMailer implements Mailer {
   async send(message: MailMessage): Promise<{ messageId: string }> {
     const { transport, closeAfterSend } = await this.#factory();
     try {
-      const info = await transport.sendMail({
-        from: message.from,
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-        ...(message.headers ? { headers: message.headers } : {}),
-        attachments: (message.attachments ?? []).map((a) => ({
-          filename: a.filename,
-          content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength),
-          contentType: a.contentType,
-          ...(a.cid !== undefined ? { cid: a.cid, contentDisposition: 'inline' as const } : {}),
-        })),
-        // Message content is data: never let it make nodemailer read a local file or fetch a URL.
-        disableFileAccess: true,
-        disableUrlAccess: true,
-      });
+      const info = await transport.sendMail(toNodemailerMail(message));
       return { messageId: String(info.messageId) };
     } finally {
       if (closeAfterSend) transport.close();

@@ -1,0 +1,51 @@
+/**
+ * Pulse on one machine: the local peers (emulator, dynalite, s3rver, SMTP sink) started in-process and the same
+ * ports the Lambdas use, pointed at them. The config is the user's (or the bundled example), with the service,
+ * table and bucket redirected to the peers. State lives in the work directory, so a second run sees the first.
+ */
+import { type LocalPeers, startLocalPeers } from '../adapters/local/local-peers.ts';
+import { loadConfig } from '../config/load.ts';
+import type { PulseConfig } from '../config/schema.ts';
+import type { DigestPorts } from '../jobs/digest/run-digest.ts';
+import { systemClock } from '../ports/clock.ts';
+import type { Logger } from '../ports/logger.ts';
+import { reportingClientFor } from './service-client.ts';
+
+export const EXAMPLE_CONFIG = new URL('../../examples/pulse.config.json', import.meta.url).pathname;
+
+export interface LocalRuntime {
+  config: PulseConfig;
+  peers: LocalPeers;
+  ports: DigestPorts;
+  close(): Promise<void>;
+}
+
+export async function startLocalRuntime(opts: {
+  workDir: string;
+  configPath?: string | undefined;
+  logger: Logger;
+}): Promise<LocalRuntime> {
+  const userConfig = loadConfig(opts.configPath ?? EXAMPLE_CONFIG);
+  const peers = await startLocalPeers({ workDir: opts.workDir });
+  const emu = peers.emulator;
+  const config: PulseConfig = {
+    ...userConfig,
+    service: { ...userConfig.service, baseUrl: emu.baseUrl, origin: emu.origin, headerPrefix: emu.headerPrefix },
+    archive: { bucket: peers.bucket, prefix: userConfig.archive?.prefix ?? 'pulse' },
+    state: { tableName: peers.tableName },
+  };
+  const client = reportingClientFor(config.service, () => emu.credentials, opts.logger);
+  return {
+    config,
+    peers,
+    ports: {
+      client,
+      mailer: peers.mailer,
+      ledger: peers.ledger,
+      archive: peers.archive,
+      clock: systemClock,
+      logger: opts.logger,
+    },
+    close: () => peers.close(),
+  };
+}

@@ -1,0 +1,35 @@
+/** The Reporting Service client as the config describes it, with credentials from where the config says. */
+import { type CredentialsProvider, ReportingClient } from '../client/index.ts';
+import { ConfigError } from '../config/load.ts';
+import type { PulseConfig } from '../config/schema.ts';
+import type { Logger } from '../ports/logger.ts';
+
+export function reportingClientFor(
+  service: PulseConfig['service'],
+  credentials: CredentialsProvider,
+  logger: Logger,
+): ReportingClient {
+  return new ReportingClient({
+    baseUrl: service.baseUrl,
+    origin: service.origin,
+    headerPrefix: service.headerPrefix,
+    timeoutMs: service.timeoutMs,
+    maxRetries: service.maxRetries,
+    credentials,
+    logger,
+  });
+}
+
+/** `credentials.source: "env"`: read at every sign-in; a missing variable is named, its value never shown. */
+export function envCredentials(
+  source: { userNameVar: string; passwordVar: string },
+  env: Record<string, string | undefined>,
+): CredentialsProvider {
+  return () => {
+    const userName = env[source.userNameVar];
+    const password = env[source.passwordVar];
+    if (!userName || !password)
+      throw new ConfigError(`service.credentials: set ${!userName ? source.userNameVar : source.passwordVar}`);
+    return { userName, password };
+  };
+}

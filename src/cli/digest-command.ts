@@ -1,0 +1,86 @@
+/** `pulse digest`: the weekly executive digest (see README "Weekly digest"). */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { EmlFileWriter } from '../adapters/mail/eml-file-writer.ts';
+import { previewDigest } from '../jobs/digest/preview.ts';
+import { runDigest } from '../jobs/digest/run-digest.ts';
+import { parseIsoWeek } from '../jobs/digest/week.ts';
+import { type CliIo, EXIT, UsageError } from './io.ts';
+import { JOB_OPTIONS, JOB_OPTIONS_HELP, openRuntime, report } from './job-command.ts';
+
+export const DIGEST_HELP = `Usage: pulse digest [options]
+
+Sends each configured digest for the ISO week that just ended, exactly once per recipient.
+
+Options:
+${JOB_OPTIONS_HELP}
+  --digest ID        only this digest (repeatable)
+  --week 2026-W46    another ISO week than the one that just ended
+  --force            send even when a check fails, with a visible "data incomplete" banner
+  --preview          render without sending or touching the ledger: writes .html and .eml, prints their paths
+  --out DIR          where --preview writes (default <work-dir>/preview)
+  --send-to ADDRESS  with --preview: also send one copy to this address only
+
+Exit codes: 0 sent (or nothing due), 1 held or failed, 2 usage or configuration error.
+`;
+
+export async function digestCommand(args: string[], io: CliIo): Promise<number> {
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        ...JOB_OPTIONS,
+        digest: { type: 'string', multiple: true },
+        week: { type: 'string' },
+        force: { type: 'boolean' },
+        preview: { type: 'boolean' },
+        out: { type: 'string' },
+        'send-to': { type: 'string' },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (values.help) {
+    io.stdout.write(DIGEST_HELP);
+    return EXIT.ok;
+  }
+  const week = values.week as string | undefined;
+  if (week !== undefined) {
+    try {
+      parseIsoWeek(week);
+    } catch (e) {
+      throw new UsageError(`--week: ${(e as Error).message}`);
+    }
+  }
+  if (values['send-to'] && !values.preview) throw new UsageError('--send-to goes with --preview');
+  const digestIds = values.digest as string[] | undefined;
+  const runtime = await openRuntime(values as Record<string, string | undefined>, io);
+  try {
+    if (values.preview) {
+      const writer = new EmlFileWriter(
+        (values.out as string | undefined) ?? join(runtime.workDir, 'preview'),
+        (m) => `${m.headers?.['X-Pulse-Digest'] ?? 'digest'}-${m.headers?.['X-Pulse-Week'] ?? ''}`,
+      );
+      const result = await previewDigest(runtime.config, runtime.ports, {
+        writer,
+        ...(digestIds ? { digestIds } : {}),
+        ...(week ? { week } : {}),
+        ...(values['send-to'] ? { sendTo: values['send-to'] as string } : {}),
+      });
+      return report(result, values.json as boolean | undefined, io);
+    }
+    const result = await runDigest(runtime.config, runtime.ports, {
+      ...(digestIds ? { digestIds } : {}),
+      ...(week ? { week } : {}),
+      force: values.force === true,
+      dryRun: values['dry-run'] === true,
+    });
+    return report(result, values.json as boolean | undefined, io);
+  } finally {
+    await runtime.close();
+  }
+}

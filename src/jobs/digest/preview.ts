@@ -1,0 +1,57 @@
+/**
+ * `pulse digest --preview`: renders the digest exactly as it would be sent — through a writer that produces the
+ * .eml and .html instead of a transport — without touching the ledger or the archive. A failed guard is shown as
+ * the "data incomplete" banner, so the preview explains itself. `--send-to` sends one copy to that address only.
+ */
+
+import type { PulseConfig } from '../../config/schema.ts';
+import type { Mailer } from '../../ports/mailer.ts';
+import type { JobResult } from '../job-result.ts';
+import { prepareDigest } from './prepare.ts';
+import { type DigestPorts, messageFor } from './run-digest.ts';
+import { lastCompleteIsoWeek, parseIsoWeek } from './week.ts';
+
+export interface PreviewOptions {
+  digestIds?: string[];
+  week?: string;
+  /** Where the .eml/.html go (an EmlFileWriter); its `written` paths become the outputs. */
+  writer: Mailer & { written: string[] };
+  sendTo?: string;
+}
+
+export async function previewDigest(
+  config: PulseConfig,
+  ports: Pick<DigestPorts, 'client' | 'clock' | 'mailer'>,
+  opts: PreviewOptions,
+): Promise<JobResult<{ previewed: number; sent: number }>> {
+  const result = {
+    job: 'digest',
+    ok: true,
+    counts: { previewed: 0, sent: 0 },
+    outputs: [] as string[],
+    errors: [] as string[],
+  };
+  const digests = config.digests.filter((d) => !opts.digestIds || opts.digestIds.includes(d.id));
+  if (digests.length === 0) return { ...result, ok: false, errors: ['no digest matches'] };
+  const now = ports.clock.now();
+  for (const digest of digests) {
+    const week = opts.week ? parseIsoWeek(opts.week) : lastCompleteIsoWeek(now, digest.schedule.timeZone);
+    const prepared = await prepareDigest(config, digest, ports.client, week, {
+      now,
+      force: true,
+      viewInBrowserUrl: null,
+    });
+    if (!prepared.guard.ok)
+      result.errors.push(`${digest.id} ${week.isoWeek} would be held: ${prepared.guard.reasons.join('; ')}`);
+    const message = messageFor(config, digest, prepared, opts.sendTo ?? digest.recipients[0]!.address);
+    await opts.writer.send(message);
+    result.counts.previewed++;
+    if (opts.sendTo) {
+      await ports.mailer.send(message);
+      result.counts.sent++;
+    }
+  }
+  result.outputs.push(...opts.writer.written);
+  result.ok = result.errors.length === 0;
+  return result;
+}
