@@ -38,7 +38,8 @@ export class ScheduledJob extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     const copies = Object.entries(props.assets ?? {}).map(
-      ([from, to]) => `cp ${JSON.stringify(`${PROJECT_ROOT}${from}`)} ${JSON.stringify(`OUTPUT/${to}`)}`,
+      ([from, to]) =>
+        `mkdir -p "$(dirname ${JSON.stringify(`OUTPUT/${to}`)})" && cp ${JSON.stringify(`${PROJECT_ROOT}${from}`)} ${JSON.stringify(`OUTPUT/${to}`)}`,
     );
     this.fn = new NodejsFunction(this, 'Function', {
       entry: `${PROJECT_ROOT}functions/${props.job}/handler.ts`,
@@ -61,13 +62,13 @@ export class ScheduledJob extends Construct {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (_input: string, output: string) => copies.map((c) => c.replace('OUTPUT', output)),
+          afterBundling: (_input: string, output: string) => copies.map((c) => c.replaceAll('OUTPUT', output)),
         },
       },
     });
     // Managed basic-execution policy: it only grants writing to the function's own log streams.
     Validations.of(this.fn).acknowledge({
-      id: 'AwsSolutions-IAM4',
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       reason: 'AWSLambdaBasicExecutionRole only allows the function to write its own logs.',
     });
 

@@ -1,16 +1,31 @@
 import { RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Schedule } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import type { PulseConfig } from '../../src/config/schema.ts';
 import { assertWholeDays } from '../constructs/assert-whole-days.ts';
 import { EncryptedAlarmTopic } from '../constructs/encrypted-alarm-topic.ts';
+import { ScheduledJob } from '../constructs/scheduled-job.ts';
 import { MAX_OBJECT_LOCK_DAYS, WriteOnceArchiveBucket } from '../constructs/write-once-archive-bucket.ts';
+
+function acknowledge(scope: Construct, findings: [id: string, reason: string][]): void {
+  for (const [id, reason] of findings) Validations.of(scope).acknowledge({ id, reason });
+}
+
+/** The config as the Lambdas get it: credentials from the stack's secret, never from the environment. */
+function forAws(config: PulseConfig, secretArn: string): PulseConfig {
+  return { ...config, service: { ...config.service, credentials: { source: 'secretsManager', secretId: secretArn } } };
+}
 
 export interface PulseStackProps extends StackProps {
   /** Days each archived export stays immutable under S3 Object Lock. @default 365 */
   readonly archiveRetentionDays?: number;
+  /** The validated pulse.config.json; its digests get the scheduled digest function. */
+  readonly config?: PulseConfig;
 }
 
 /** Pulse's shared infrastructure; the scheduled functions are added on top of these resources. */
@@ -19,6 +34,7 @@ export class PulseStack extends Stack {
   public readonly archiveBucket: Bucket;
   public readonly stateTable: Table;
   public readonly alarmTopic: Topic;
+  public readonly digest: ScheduledJob | undefined;
 
   constructor(scope: Construct, id: string, props: PulseStackProps = {}) {
     super(scope, id, props);
@@ -55,5 +71,63 @@ export class PulseStack extends Stack {
     });
 
     this.alarmTopic = new EncryptedAlarmTopic(this, 'Alarms', { displayName: 'Pulse alarms' }).topic;
+
+    if (props.config && props.config.digests.length > 0) this.digest = this.addDigest(props.config);
+  }
+
+  /** The weekly digest: hourly, so every recipient gets it at their own send time (the job sends once). */
+  private addDigest(config: PulseConfig): ScheduledJob {
+    const job = new ScheduledJob(this, 'Digest', {
+      job: 'digest',
+      schedule: Schedule.cron({ minute: '5' }),
+      alarmTopic: this.alarmTopic,
+      environment: {
+        // In AWS the credentials always come from the stack's secret, whatever the config file says.
+        PULSE_CONFIG_JSON: JSON.stringify(forAws(config, this.reportingServiceSecret.secretArn)),
+        PULSE_STATE_TABLE: this.stateTable.tableName,
+        PULSE_ARCHIVE_BUCKET: this.archiveBucket.bucketName,
+        PULSE_TEMPLATES_DIR: '/var/task/templates',
+      },
+      assets: {
+        'build/templates/digest.html': 'templates/digest.html',
+        'build/templates/failure-notice.html': 'templates/failure-notice.html',
+      },
+    });
+    this.reportingServiceSecret.grantRead(job.fn);
+    this.stateTable.grantReadWriteData(job.fn);
+    // Least privilege on the write-once archive: read and create objects under the digest prefix, nothing else.
+    const digests = `${config.archive?.prefix ?? 'pulse'}/digests/*`;
+    job.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:PutObject', 's3:GetObject'],
+        resources: [this.archiveBucket.arnForObjects(digests)],
+      }),
+    );
+    job.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [this.archiveBucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': digests } },
+      }),
+    );
+    this.archiveBucket.encryptionKey?.grant(job.fn, 'kms:GenerateDataKey', 'kms:Decrypt');
+    job.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'ses:FromAddress': config.mail.from } },
+      }),
+    );
+    acknowledge(job.fn, [
+      [
+        'AwsSolutions-IAM5[Resource::<ArchiveBucket49F1AC64.Arn>/pulse/digests/*]',
+        'Objects under the digest prefix only.',
+      ],
+      [
+        'AwsSolutions-IAM5[Resource::*]',
+        'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',
+      ],
+    ]);
+    return job;
   }
 }

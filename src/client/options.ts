@@ -2,7 +2,7 @@
  * Client options (in the spirit of openai-node's): validated once at construction with zod, so a bad option fails
  * immediately with its path instead of on the first call.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Logger } from '../ports/logger.ts';
 import { ClientConfigError } from './errors.ts';
 

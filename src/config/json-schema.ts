@@ -1,5 +1,5 @@
 /** The JSON Schema of pulse.config.json, generated from the zod schema so the two never disagree. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PulseConfig } from './schema.ts';
 
 export function configJsonSchema(): Record<string, unknown> {

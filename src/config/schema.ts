@@ -2,7 +2,7 @@
  * `pulse.config.json`: one file for the CLI, the Lambdas and the CDK app. Validated with zod at start (errors name
  * the field's path); `npm run build:schema` writes the JSON Schema editors use (schemas/pulse.config.schema.json).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const isTimeZone = (tz: string): boolean => {
   try {

@@ -2,7 +2,7 @@
  * Churn-related reports (api-shapes §8): [15] churnAndEngagement, the lost-client histograms [16]–[18], and the
  * event-based churn reports [19]/[20], which answer exactly as [11]/[10] (same schemas, same pager).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { BinCounts, Count } from './common.ts';
 import {

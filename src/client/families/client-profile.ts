@@ -3,7 +3,7 @@
  * `clientPropertyListPages`/`allClients`; [31] exportClientPropertyList, the same rows as a streamed CSV.
  * A property without a value is the string `"<NULL>"` whatever the property's type (§1.5).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { guardStream } from '../download.ts';
 import { NetworkError, ResponseShapeError } from '../errors.ts';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';

@@ -1,5 +1,5 @@
 /** Zod pieces shared by the response schemas of several families (api-shapes §1.4–§1.9). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** `YYYY-MM-DD` */
 export const DateString = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD');

@@ -1,5 +1,5 @@
 /** User engagement histogram (api-shapes §6): [9] usageDistribution. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { BinCounts, Count } from './common.ts';
 import type { DateRange, GlobalFilters } from './request-types.ts';

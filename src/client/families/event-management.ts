@@ -1,5 +1,5 @@
 /** Event tracking management (api-shapes §4): [6] listEvents. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { DateString } from './common.ts';
 

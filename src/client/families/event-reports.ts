@@ -2,7 +2,7 @@
  * Event tracking reports (api-shapes §7): [10] lifetimeHistogram, [11] lifetimeDataTable (+ a pager over its
  * pages), [12] basicDataTable, [13] basicTimeline, [14] advancedFullReport.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { Count, DateString, EventValue } from './common.ts';
 import {

@@ -3,7 +3,7 @@
  * addresses [26]/[29]/[33]. Line columns come from `fieldNames` (open point 15); listings are sorted here by date,
  * whatever order the service sends (open point 16). Fetch a fresh address for every download attempt.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { DateString } from './common.ts';
 

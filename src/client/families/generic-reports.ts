@@ -3,7 +3,7 @@
  * (date split, levels), and much of it is a guess (open point 6): maps keyed by period or segment label, `totals`
  * optional, counts as plain numbers (percentages in `percentOfActive` mode).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { validateResponse } from '../shape.ts';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { DateString } from './common.ts';

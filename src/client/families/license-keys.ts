@@ -2,7 +2,7 @@
  * License key registry [21]–[23] (api-shapes §9). The whole registry contract is an open point (§14 #14), so the
  * record is typed loosely (known members optional, others kept) and the update result is `unknown` with a typed view.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { Count, DateString } from './common.ts';
 import type {

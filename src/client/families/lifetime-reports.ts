@@ -2,7 +2,7 @@
  * The lifetime histogram and lifetime data table shapes (api-shapes §7 [10]/[11]), shared with their churn twins
  * [20]/[19] (§8), plus the pager that walks a data table's `paging.startAt`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { validateResponse } from '../shape.ts';
 import type { Caller, CallOptions } from './caller.ts';
 import { Count, EventValue } from './common.ts';

@@ -1,5 +1,5 @@
 /** Metadata family (api-shapes §3): [4] productProperties, [5] propertyValues. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 
 const PropertyDescription = z.looseObject({

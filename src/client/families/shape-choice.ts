@@ -2,7 +2,7 @@
  * A union of response shapes that picks its member by looking at the value, then validates against that member
  * alone. Unlike `z.union`, a mismatch keeps the full field path (`result.totals.active`), not just the union's.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** `options` lists every member (it gives the output type); `choose` picks the one to validate against. */
 export function shapeChoice<const T extends readonly z.ZodType[]>(

@@ -1,0 +1,29 @@
+/**
+ * Scheduled (hourly) Lambda of the weekly digest. Thin by design: parse the event, build the AWS adapters, call the
+ * job. The job sends only to recipients whose send time has passed, each exactly once per ISO week.
+ */
+import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { jobMetricLine } from '../../src/app/job-metric.ts';
+import { runDigest } from '../../src/jobs/digest/run-digest.ts';
+import type { JobResult } from '../../src/jobs/job-result.ts';
+
+/** An EventBridge scheduled event may carry `{ "detail": { "digestIds": [...], "week": "2026-W46" } }` for reruns. */
+interface DigestEvent {
+  detail?: { digestIds?: string[]; week?: string; force?: boolean };
+}
+
+export const handler = async (event: DigestEvent = {}): Promise<JobResult> => {
+  const config = configFromEnv(process.env);
+  const ports = awsPorts(config, process.env);
+  const detail = event.detail ?? {};
+  const result = await runDigest(config, ports, {
+    // A rerun for a given week sends to everyone not yet sent; the hourly schedule waits for each send time.
+    scheduled: detail.week === undefined,
+    ...(detail.digestIds ? { digestIds: detail.digestIds } : {}),
+    ...(detail.week ? { week: detail.week } : {}),
+    force: detail.force === true,
+  });
+  ports.logger.info('digest run finished', { ...result });
+  process.stdout.write(jobMetricLine(result));
+  return result;
+};
