@@ -51,7 +51,11 @@ const config = parseConfig({
 });
 const digest = config.digests[0]!;
 const env = { PULSE_USER: emu.credentials.userName, PULSE_PASSWORD: emu.credentials.password };
-const client = reportingClientFor(config.service, envCredentials({ userNameVar: 'PULSE_USER', passwordVar: 'PULSE_PASSWORD' }, env), silent);
+const client = reportingClientFor(
+  config.service,
+  envCredentials({ userNameVar: 'PULSE_USER', passwordVar: 'PULSE_PASSWORD' }, env),
+  silent,
+);
 const week = lastCompleteIsoWeek(new Date(`${TODAY}T12:00:00Z`), digest.schedule.timeZone);
 const opts = { daysUntilDeclaredLost: digest.thresholds.daysUntilDeclaredLost, sections: digest.sections };
 const planned = planDigestCalls(digest.productIds, week, opts);
@@ -123,7 +127,11 @@ console.log(
     sequentialMs: Math.round(sequentialMs),
     concurrentMs: Math.round(concurrentMs),
     ratio: round3(ratio),
-    rounds: rounds.map((r) => ({ ...r, sequentialMs: Math.round(r.sequentialMs), concurrentMs: Math.round(r.concurrentMs) })),
+    rounds: rounds.map((r) => ({
+      ...r,
+      sequentialMs: Math.round(r.sequentialMs),
+      concurrentMs: Math.round(r.concurrentMs),
+    })),
     byCap,
     targetRatio: TARGET_RATIO,
   }),

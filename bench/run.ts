@@ -1,15 +1,24 @@
 /**
- * `npm run bench`: the emulator's and the client's performance targets, measured in one run. Every measurement runs
- * in its own child process (bench/child.ts, bench/client.ts) so timings and resident memory are clean. Prints a table and writes
- * bench/RESULTS.md with medians and their ratio to each target (ratio ≤ 1 = target met).
+ * `npm run bench`: the emulator's, the client's and the weekly digest's performance targets, measured in one run.
+ * Every measurement runs in its own child process (bench/child.ts, client.ts, render.ts, charts.ts, bundle.ts,
+ * digest.ts) so timings and resident memory are clean. Prints a table and writes bench/RESULTS.md with medians and
+ * their ratio to each target (ratio ≤ 1 = target met).
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import {
+  type BundleResult,
+  type ChartsResult,
+  type DigestResult,
+  digestNotes,
+  type RenderResult,
+  type Row,
+  resultsTable,
+} from './results.ts';
 
-const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
-const CLIENT = fileURLToPath(new URL('./client.ts', import.meta.url));
+const script = (name: string) => fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const STARTUP_RUNS = 5;
 const REPORT_RUNS_100K = 21;
@@ -34,7 +43,7 @@ function runScript<T>(script: string, args: (string | number)[] = []): T {
   });
   return JSON.parse(out.trim().split('\n').at(-1)!) as T;
 }
-const child = (...args: (string | number)[]) => runScript<ChildResult>(CHILD, args);
+const child = (...args: (string | number)[]) => runScript<ChildResult>(script('child'), args);
 
 /** What bench/client.ts prints. */
 interface ClientResult {
@@ -73,17 +82,19 @@ log(`weekly report and memory at 1M clients, ${REPORT_RUNS_1M} requests…`);
 const r1m = child('report', 1_000_000, REPORT_RUNS_1M);
 
 log('client: overhead per call and 8 concurrent reports over one session…');
-const cl = runScript<ClientResult>(CLIENT);
+const cl = runScript<ClientResult>(script('client'));
 const slowestSingles = cl.concurrency.rounds.map((r) => r.slowestSingleMs);
 const concurrentWalls = cl.concurrency.rounds.map((r) => r.concurrentMs);
 
-interface Row {
-  metric: string;
-  value: number;
-  unit: string;
-  target: number;
-  detail: string;
-}
+log('digest email: compiled template against MJML at run time…');
+const render = runScript<RenderResult>(script('render'));
+log('charts: each kind, 200 renders…');
+const charts = runScript<ChartsResult>(script('charts'));
+log('digest Lambda bundle (esbuild, minified)…');
+const bundle = runScript<BundleResult>(script('bundle'));
+log('10-product digest with +100 ms per report call, concurrent against one after another (about a minute)…');
+const digest = runScript<DigestResult>(script('digest'));
+
 const rows: Row[] = [
   {
     metric: 'weekly dateRangeReport over HTTP, 100k clients',
@@ -127,34 +138,51 @@ const rows: Row[] = [
     target: 1.3,
     detail: `× the slowest of 8 single calls, median of ${cl.concurrency.rounds.length} rounds (worst ${cl.concurrency.worstRatio}); concurrent ${median(concurrentWalls).toFixed(0)} ms, slowest single ${median(slowestSingles).toFixed(0)} ms; ${cl.concurrency.clients} clients, report alone ${cl.concurrency.reportMsWithoutLatency} ms`,
   },
+  {
+    metric: 'digest email from the compiled template (HTML + text)',
+    value: render.compiledMs,
+    unit: 'ms',
+    target: render.targetMs,
+    detail: `median of 2000 after 200 warm-ups; sample 3-product digest, ${render.htmlBytes} B of HTML`,
+  },
+  {
+    metric: 'compiled template vs MJML at run time (speed-up)',
+    value: render.ratio,
+    unit: '×',
+    target: render.targetRatio,
+    atLeast: true,
+    detail: `MJML compiled per email then filled: ${render.mjmlAtRunTimeMs} ms (median of 15) against ${render.compiledMs} ms`,
+  },
+  ...charts.kinds.map(
+    (k): Row => ({
+      metric: `chart ${k.name} ${k.css} at 2× (informational)`,
+      value: k.renderP50Ms,
+      unit: 'ms',
+      target: 20,
+      detail: `p50 of ${charts.runs}; p95 ${k.renderP95Ms} ms; PNG encoding ${k.encodeP50Ms} ms of it; ${k.pngBytes} B PNG`,
+    }),
+  ),
+  {
+    metric: 'digest Lambda bundle, minified',
+    value: bundle.sizeKb,
+    unit: 'KB',
+    target: bundle.targetKb,
+    ...(bundle.mjmlInputs.length > 0 ? { failure: `${bundle.mjmlInputs.length} mjml modules in the bundle` } : {}),
+    detail: `${bundle.bytes} B, ${bundle.inputs} inputs, ${bundle.mjmlInputs.length === 0 ? 'no mjml module' : 'MJML MODULES BUNDLED'}; largest: ${bundle.largestInputs
+      .slice(0, 3)
+      .map((i) => `${i.path.replace(/^node_modules\//, '')} ${i.kb} KB`)
+      .join(', ')}`,
+  },
+  {
+    metric: `${digest.productEntries}-product digest, +${digest.latencyMs} ms per report call: concurrent / one after another`,
+    value: digest.ratio,
+    unit: '×',
+    target: digest.targetRatio,
+    detail: `${digest.calls} calls; ${digest.concurrency} in flight ${digest.concurrentMs} ms, one after another ${digest.sequentialMs} ms; median of ${digest.rounds.length} rounds; ${digest.failedCalls.concurrent + digest.failedCalls.sequential} failed calls`,
+  },
 ];
 
-const fmt = (r: Row) =>
-  r.unit === '×'
-    ? `${r.value.toFixed(2)} ×`
-    : `${r.value.toFixed(r.unit === 'ms' && r.value < 100 ? (r.value < 10 ? 2 : 1) : 0)} ${r.unit}`;
-const ratio = (r: Row) => (r.value / r.target).toFixed(2);
-/** A Markdown table with padded columns (the layout Biome's Markdown formatter keeps); `right` = right-aligned. */
-function markdownTable(header: string[], right: boolean[], body: string[][]): string {
-  const widths = header.map((h, c) => Math.max(3, h.length, ...body.map((row) => row[c]!.length)));
-  const line = (cells: string[]) =>
-    `| ${cells.map((x, c) => (right[c] ? x.padStart(widths[c]!) : x.padEnd(widths[c]!))).join(' | ')} |`;
-  const rule = `| ${widths.map((w, c) => (right[c] ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w))).join(' | ')} |`;
-  return [line(header), rule, ...body.map(line)].join('\n');
-}
-
-const table = markdownTable(
-  ['Metric', 'Median', 'Target', 'Ratio', 'Met', 'Detail'],
-  [false, true, true, true, false, false],
-  rows.map((r) => [
-    r.metric,
-    fmt(r),
-    `≤ ${r.target} ${r.unit}`,
-    ratio(r),
-    r.value <= r.target ? 'yes' : 'NO',
-    r.detail,
-  ]),
-);
+const table = resultsTable(rows);
 
 log('');
 log(table);
@@ -164,7 +192,7 @@ writeFileSync(
 
 Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg()[0]!.toFixed(2)} at the start.
 
-Each measurement runs in a fresh child process (bench/child.ts). The report is the weekly \`dateRangeReport\`
+Each measurement runs in a fresh child process (bench/child.ts for the emulator rows). The report is the weekly \`dateRangeReport\`
 (\`clientStatus\` new/active/lost, one year up to today 2026-11-20, no filters, lost after 30 days on the declared
 date) sent over HTTP to \`startEmulator\` (seed 7) and timed at the client, round trip included. Start-up is the time
 of \`startEmulator()\` (data generation for all three products plus both listeners). Memory is the peak resident set
@@ -193,7 +221,7 @@ HTTP with keep-alive:
   calls that send the very same headers and cookies (copied from a client request) to the same endpoint and parse
   the JSON, after ${cl.overhead.warmUp} warm-ups of each. The overhead is p50(client) − p50(raw): what the client adds beyond
   the network and the service — building and sending the request through ky, the service-scoped cookie jar
-  (tough-cookie) for the Cookie and CSRF headers, response validation with zod and the retry bookkeeping.
+  (src/client/cookie-jar.ts) for the Cookie and CSRF headers, response validation with zod and the retry bookkeeping.
 - **Concurrency**: the emulator adds 100 ms to every \`dateRangeReport\` (fault profile \`latencyMs: 100\`). Each
   round times 8 single calls one after another, then 8 concurrent calls over the same session (wall time of all
   8); the ratio is the concurrent time over the slowest single call of that round, and the table shows the median
@@ -203,6 +231,7 @@ HTTP with keep-alive:
 
 Client results: overhead ${cl.overhead.overheadMs} ms at p50 (client ${cl.overhead.clientP50Ms} ms, raw fetch ${cl.overhead.rawP50Ms} ms);
 concurrency ratio per round: ${cl.concurrency.rounds.map((r) => r.ratio.toFixed(2)).join(', ')}.
-`,
+
+${digestNotes(render, charts, bundle, digest)}`,
 );
 log(`\nwrote ${RESULTS}`);

@@ -2,6 +2,7 @@
  * `pulse start` (what `npm start` runs): the weekly cycle on this machine — every job against in-process local peers
  * (emulator, DynamoDB, S3, SMTP sink), state kept in the work directory so a second run sees the first.
  */
+import { parseArgs } from 'node:util';
 import { DEFAULT_WORK_DIR } from '../adapters/local/local-peers.ts';
 import { digestCommand } from './digest-command.ts';
 import type { CliIo } from './io.ts';
@@ -20,7 +21,9 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
   }
   const code = await digestCommand(['--local', ...args], io);
   if (!args.includes('--json')) {
-    const dir = args[args.indexOf('--work-dir') + 1] ?? DEFAULT_WORK_DIR;
+    // The digest command validated the arguments; this only needs --work-dir in either spelling (`--work-dir=D`).
+    const { values } = parseArgs({ args, strict: false, options: { 'work-dir': { type: 'string' } } });
+    const dir = typeof values['work-dir'] === 'string' ? values['work-dir'] : DEFAULT_WORK_DIR;
     io.stdout.write(`Emails: ${dir}/outbox/  ·  archive: ${dir}/s3/  ·  run again to see exactly-once delivery\n`);
   }
   return code;
