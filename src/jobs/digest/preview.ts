@@ -9,7 +9,7 @@ import type { Mailer } from '../../ports/mailer.ts';
 import type { JobResult } from '../job-result.ts';
 import { prepareDigest } from './prepare.ts';
 import { type DigestPorts, messageFor } from './run-digest.ts';
-import { lastCompleteIsoWeek, parseIsoWeek } from './week.ts';
+import { digestWeek } from './week.ts';
 
 export interface PreviewOptions {
   digestIds?: string[];
@@ -35,7 +35,7 @@ export async function previewDigest(
   if (digests.length === 0) return { ...result, ok: false, errors: ['no digest matches'] };
   const now = ports.clock.now();
   for (const digest of digests) {
-    const week = opts.week ? parseIsoWeek(opts.week) : lastCompleteIsoWeek(now, digest.schedule.timeZone);
+    const { week } = digestWeek(now, digest.schedule.timeZone, opts.week);
     const prepared = await prepareDigest(config, digest, ports.client, week, {
       now,
       force: true,

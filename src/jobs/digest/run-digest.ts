@@ -15,7 +15,7 @@ import { archiveDigest, browserCopyKey, digestArchivePrefix } from './archive-di
 import { deliverOnce, digestLedgerKey } from './deliver.ts';
 import { sendFailureNotice } from './failure-notice.ts';
 import { type PreparedDigest, prepareDigest, subjectOf } from './prepare.ts';
-import { type IsoWeek, isDue, lastCompleteIsoWeek, parseIsoWeek } from './week.ts';
+import { digestWeek, isDue } from './week.ts';
 
 export interface DigestPorts {
   client: ReportingClient;
@@ -80,10 +80,10 @@ async function runOne(
   result: JobResult<DigestCounts>,
 ): Promise<void> {
   const now = ports.clock.now();
-  const week: IsoWeek = opts.week ? parseIsoWeek(opts.week) : lastCompleteIsoWeek(now, digest.schedule.timeZone);
-  if (opts.scheduled && week.stop >= now.toISOString().slice(0, 10)) {
-    // East of UTC the local week can end before the service's (UTC) week: wait for a later run.
-    ports.logger.info('digest week not complete in UTC yet', { digestId: digest.id, isoWeek: week.isoWeek });
+  const { week, stillRunningInUtc } = digestWeek(now, digest.schedule.timeZone, opts.week);
+  if (stillRunningInUtc && opts.scheduled) {
+    // The schedule waits for the service's week to end; a run by hand takes the last complete week instead.
+    ports.logger.info('digest week not complete in UTC yet', { digestId: digest.id });
     return;
   }
   const recipients = [];

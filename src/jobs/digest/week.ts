@@ -125,3 +125,19 @@ export function isDue(now: Date, schedule: DigestSchedule, recipientTimeZone?: s
   const scheduled = WEEKDAYS.indexOf(schedule.day);
   return weekday > scheduled || (weekday === scheduled && local.time >= schedule.time);
 }
+
+/**
+ * The week a digest run covers: the requested one, else the last complete one in the schedule's zone — unless that
+ * week is still running in the service's UTC days (east of UTC, early Monday), then the one before, flagged
+ * `stillRunningInUtc` so a scheduled run can wait instead.
+ */
+export function digestWeek(
+  now: Date,
+  timeZone: string,
+  requested?: string,
+): { week: IsoWeek; stillRunningInUtc: boolean } {
+  if (requested) return { week: parseIsoWeek(requested), stillRunningInUtc: false };
+  const week = lastCompleteIsoWeek(now, timeZone);
+  if (week.stop < now.toISOString().slice(0, 10)) return { week, stillRunningInUtc: false };
+  return { week: shiftIsoWeek(week, -1), stillRunningInUtc: true };
+}

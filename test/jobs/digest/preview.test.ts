@@ -81,7 +81,9 @@ it('shows what the guard would hold as the "data incomplete" banner and reports 
   const writer = writerIn(join(outDir, 'incomplete'));
   const result = await previewDigest(env.config, env.ports(), { writer, week: CURRENT_WEEK });
   expect(result).toMatchObject({ ok: false, counts: { previewed: 1, sent: 0 } });
-  expect(result.errors.join('\n')).toContain(`weekly ${CURRENT_WEEK} would be held: week ${CURRENT_WEEK} is not complete`);
+  expect(result.errors.join('\n')).toContain(
+    `weekly ${CURRENT_WEEK} would be held: week ${CURRENT_WEEK} is not complete`,
+  );
   const html = await readFile(result.outputs.find((p) => p.endsWith('.html'))!, 'utf8');
   expect(html).toContain(`Data incomplete: week ${CURRENT_WEEK} is not complete`);
   await expectNoState();

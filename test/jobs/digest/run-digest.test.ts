@@ -114,7 +114,12 @@ describe('a full run', () => {
       const counts = (weekly.response as { result: Record<string, { new: number; active: number; lost: number }> })
         .result['2026-11-16']!;
       for (const m of mails) {
-        const section = textOf(m).slice(textOf(m).indexOf(`\n${name}\n`));
+        // The product's own section: from its heading to the next one (Server's runs to the end).
+        const text = textOf(m);
+        const start = text.indexOf(`\n${name}\n`);
+        expect(start).toBeGreaterThan(0);
+        const next = text.indexOf('\nServer\n', start + 1);
+        const section = text.slice(start, next > start ? next : undefined);
         expect(section).toContain(`New clients: ${formatCount(counts.new)}`);
         expect(section).toContain(`Active clients: ${formatCount(counts.active)}`);
         expect(section).toContain(`Lost clients: ${formatCount(counts.lost)}`);
@@ -142,7 +147,10 @@ describe('a full run', () => {
     expect(await env.mails('weekly')).toHaveLength(2);
 
     const page = await archivedText(`${base}index.html`);
-    const withCat = withDigest('weekly', (d) => ({ ...d, recipients: [...d.recipients, { address: 'cat@example.com' }] }));
+    const withCat = withDigest('weekly', (d) => ({
+      ...d,
+      recipients: [...d.recipients, { address: 'cat@example.com' }],
+    }));
     const later = await run(['weekly'], {}, at('11:00'), withCat);
     expect(later).toMatchObject({ ok: true, counts: { sent: 1, skippedAlreadySent: 2 } });
     const cat = (await env.mails('weekly')).find((m) => m.to === 'cat@example.com')!;
@@ -155,11 +163,11 @@ describe('a full run', () => {
 it('two concurrent runs on one ledger table send each recipient exactly once in total', async () => {
   const doc = dynamoDocumentClientFor({ endpoint: env.peers.dynamodbEndpoint });
   try {
-    const otherScheduler = { ...env.ports(), ledger: new DynamoDbLedger({ client: doc, tableName: env.peers.tableName }) };
-    const results = await Promise.all([
-      run(['race']),
-      runDigest(env.config, otherScheduler, { digestIds: ['race'] }),
-    ]);
+    const otherScheduler = {
+      ...env.ports(),
+      ledger: new DynamoDbLedger({ client: doc, tableName: env.peers.tableName }),
+    };
+    const results = await Promise.all([run(['race']), runDigest(env.config, otherScheduler, { digestIds: ['race'] })]);
     const sent = results.reduce((n, r) => n + r.counts.sent, 0);
     const skipped = results.reduce((n, r) => n + r.counts.skippedAlreadySent, 0);
     expect({ sent, skipped }).toEqual({ sent: 3, skipped: 3 });

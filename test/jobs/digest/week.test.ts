@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   addDays,
   type DigestSchedule,
+  digestWeek,
   isDue,
   isoWeekOf,
   lastCompleteIsoWeek,
@@ -141,5 +142,16 @@ describe('isDue', () => {
     expect(isDue(at('2026-10-26T12:00:00Z'), ny)).toBe(true);
     expect(isDue(at('2026-11-02T12:30:00Z'), ny)).toBe(false);
     expect(isDue(at('2026-11-02T13:00:00Z'), ny)).toBe(true);
+  });
+});
+
+describe('digestWeek', () => {
+  it('takes the last complete week, or the one before while it still runs in UTC', () => {
+    // Monday 00:30 in Berlin is still Sunday in UTC: the service's week 46 is not over yet.
+    const early = digestWeek(new Date('2026-11-15T23:30:00Z'), 'Europe/Berlin');
+    expect(early).toEqual({ week: expect.objectContaining({ isoWeek: '2026-W45' }), stillRunningInUtc: true });
+    const later = digestWeek(new Date('2026-11-16T08:00:00Z'), 'Europe/Berlin');
+    expect(later).toEqual({ week: expect.objectContaining({ isoWeek: '2026-W46' }), stillRunningInUtc: false });
+    expect(digestWeek(new Date('2026-11-16T08:00:00Z'), 'UTC', '2026-W40').week.isoWeek).toBe('2026-W40');
   });
 });
