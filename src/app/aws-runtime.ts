@@ -20,7 +20,7 @@ export function configFromEnv(env: Env): PulseConfig {
   return {
     ...config,
     ...(env.PULSE_ARCHIVE_BUCKET
-      ? { archive: { bucket: env.PULSE_ARCHIVE_BUCKET, prefix: config.archive?.prefix ?? 'pulse' } }
+      ? { archive: { ...config.archive, bucket: env.PULSE_ARCHIVE_BUCKET, prefix: config.archive?.prefix ?? 'pulse' } }
       : {}),
     ...(env.PULSE_STATE_TABLE ? { state: { tableName: env.PULSE_STATE_TABLE } } : {}),
   };
@@ -51,7 +51,11 @@ export function awsPorts(config: PulseConfig, env: Env): DigestPorts {
     mailer,
     ledger: new DynamoDbLedger({ client: dynamoDocumentClientFor({}), tableName: config.state.tableName }),
     archive: config.archive
-      ? new S3ArchiveStore({ client: s3ClientFor({}), bucket: config.archive.bucket })
+      ? new S3ArchiveStore({
+          client: s3ClientFor({}),
+          bucket: config.archive.bucket,
+          ...(config.archive.publicBaseUrl ? { publicBaseUrl: config.archive.publicBaseUrl } : {}),
+        })
       : undefined,
     clock: systemClock,
     logger,

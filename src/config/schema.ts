@@ -127,6 +127,12 @@ export const PulseConfig = z
       .strictObject({
         bucket: z.string().min(3).describe('S3 bucket of the archive (digests and exports)'),
         prefix: z.string().default('pulse'),
+        publicBaseUrl: z
+          .url({ protocol: /^https$/ })
+          .optional()
+          .describe(
+            'https base that serves archive keys to people (e.g. a CloudFront distribution); enables "view in browser"',
+          ),
       })
       .optional(),
     state: z

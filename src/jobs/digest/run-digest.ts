@@ -96,7 +96,9 @@ async function runOne(
   if (recipients.length === 0 && !opts.dryRun) return;
 
   const base = digestArchivePrefix(config.archive?.prefix ?? 'pulse', digest.id, week.isoWeek);
-  const link = ports.archive && !opts.dryRun ? await ports.archive.linkTo(browserCopyKey(base)) : null;
+  const stored = ports.archive && !opts.dryRun ? await ports.archive.linkTo(browserCopyKey(base)) : null;
+  // Only a link a mail reader can open (an s3:// address without a public base URL is not one).
+  const link = stored && /^https?:\/\//.test(stored) ? stored : null;
   const prepared = await prepareDigest(config, digest, ports.client, week, {
     now,
     force: opts.force === true,
