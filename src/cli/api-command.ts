@@ -6,7 +6,6 @@
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
 import { isProductScoped, OPERATION_BY_ID, OPERATIONS, type OperationDef } from '../api/operations.ts';
 import { ReportingClient } from '../client/client.ts';
 import {
@@ -20,7 +19,7 @@ import {
   TimeoutError,
 } from '../client/errors.ts';
 import type { ExportClientPropertyListRequest } from '../client/families/client-profile.ts';
-import { type CliIo, EXIT, UsageError } from './io.ts';
+import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import { type Output, outputOf, type PromptInput, promptPassword, readJsonArgument } from './terminal.ts';
 
 export const API_HELP = `Usage: pulse api <operationId> [options]
@@ -109,22 +108,18 @@ function listOperations(): string {
   return OPERATIONS.map((o) => `${o.id.padEnd(width)}  ${o.method.padEnd(5)}  ${o.path}\n`).join('');
 }
 
-function parseFlags(args: string[]) {
+function parseApiFlags(args: string[]) {
   // Checked before parsing, so that `--password` with or without a value gets the explanation, never an echo.
   if (args.some((a) => a === '--password' || a.startsWith('--password=')))
     throw new UsageError(
       '--password is not accepted: it would end up in shell history and the process list. Set PULSE_PASSWORD or ' +
         'type it at the prompt',
     );
-  try {
-    return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message.replace(/\. To specify .*$/s, '')}; see \`pulse api --help\``);
-  }
+  return parseFlags('api', args, OPTIONS, true);
 }
 
 async function parseApiArgs(args: string[]) {
-  const { values, positionals } = parseFlags(args);
+  const { values, positionals } = parseApiFlags(args);
   if (values.help) return 'help' as const;
   if (values.list) return 'list' as const;
   if (positionals.length !== 1)

@@ -1,11 +1,10 @@
 /** `pulse digest`: the weekly executive digest (see README "Weekly digest"). */
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EmlFileWriter } from '../adapters/mail/eml-file-writer.ts';
 import { previewDigest } from '../jobs/digest/preview.ts';
 import { runDigest } from '../jobs/digest/run-digest.ts';
 import { parseIsoWeek } from '../jobs/digest/week.ts';
-import { type CliIo, EXIT, UsageError } from './io.ts';
+import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import { JOB_OPTIONS, JOB_OPTIONS_HELP, openRuntime, report } from './job-command.ts';
 
 export const DIGEST_HELP = `Usage: pulse digest [options]
@@ -25,25 +24,15 @@ Exit codes: 0 sent (or nothing due), 1 held or failed, 2 usage or configuration 
 `;
 
 export async function digestCommand(args: string[], io: CliIo): Promise<number> {
-  let values: Record<string, string | boolean | string[] | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        ...JOB_OPTIONS,
-        digest: { type: 'string', multiple: true },
-        week: { type: 'string' },
-        force: { type: 'boolean' },
-        preview: { type: 'boolean' },
-        out: { type: 'string' },
-        'send-to': { type: 'string' },
-      },
-    }));
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  const { values } = parseFlags('digest', args, {
+    ...JOB_OPTIONS,
+    digest: { type: 'string', multiple: true },
+    week: { type: 'string' },
+    force: { type: 'boolean' },
+    preview: { type: 'boolean' },
+    out: { type: 'string' },
+    'send-to': { type: 'string' },
+  });
   if (values.help) {
     io.stdout.write(DIGEST_HELP);
     return EXIT.ok;

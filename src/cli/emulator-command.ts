@@ -2,11 +2,10 @@
  * `pulse emulator`: starts the emulator until interrupted. Prints where it listens and how to call it, never the
  * password. Invalid options fail before anything starts, naming the option.
  */
-import { parseArgs } from 'node:util';
 import { FaultProfileError, loadFaultProfile } from '../../emulator/faults.ts';
 import { startEmulator } from '../../emulator/index.ts';
 import { DEFAULTS, EmulatorConfigError, type EmulatorOptions } from '../../emulator/options.ts';
-import { type CliIo, EXIT, UsageError } from './io.ts';
+import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 
 export const CLI_DEFAULT_PORT = 8787;
 export const CLI_DEFAULT_STORAGE_PORT = 8788;
@@ -37,32 +36,22 @@ function intOption(name: string, value: string | undefined): number | undefined 
 }
 
 export function emulatorOptionsFromArgs(args: string[], env: CliIo['env']): EmulatorOptions | 'help' {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        'storage-port': { type: 'string' },
-        seed: { type: 'string' },
-        clients: { type: 'string' },
-        today: { type: 'string' },
-        origin: { type: 'string' },
-        'header-prefix': { type: 'string' },
-        user: { type: 'string' },
-        password: { type: 'string' },
-        faults: { type: 'string' },
-        'data-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  const { values } = parseFlags('emulator', args, {
+    port: { type: 'string' },
+    'storage-port': { type: 'string' },
+    seed: { type: 'string' },
+    clients: { type: 'string' },
+    today: { type: 'string' },
+    origin: { type: 'string' },
+    'header-prefix': { type: 'string' },
+    user: { type: 'string' },
+    password: { type: 'string' },
+    faults: { type: 'string' },
+    'data-dir': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return 'help';
-  const str = (k: string) => values[k] as string | undefined;
+  const str = (k: Exclude<keyof typeof values, 'help'>) => values[k];
   let faults: EmulatorOptions['faults'];
   if (str('faults')) {
     try {
