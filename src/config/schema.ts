@@ -34,6 +34,18 @@ export const DIGEST_SECTIONS = [
   'exceptions',
 ] as const;
 
+export const ARCHIVE_KINDS = ['customEvents', 'exceptions', 'rawEvents', 'clientData'] as const;
+export const DEFAULT_KEY_TEMPLATE = '<prefix>/<product>/<kind>/<yyyy>/<mm>/<fileName>';
+const DEFAULT_CLIENT_PROPERTIES = [
+  'prodVersion',
+  'prodEdition',
+  'licenseKey',
+  'dateInstalled',
+  'dateLastSeen',
+  'geography.country',
+  'os.version',
+] as const;
+
 const Credentials = z
   .discriminatedUnion('source', [
     z
@@ -133,6 +145,22 @@ export const PulseConfig = z
           .describe(
             'https base that serves archive keys to people (e.g. a CloudFront distribution); enables "view in browser"',
           ),
+        keyTemplate: z
+          .string()
+          .regex(/<fileName>/, 'must contain <fileName>')
+          .default(DEFAULT_KEY_TEMPLATE)
+          .describe(
+            'object key of an archived export; placeholders <prefix> <product> <kind> <yyyy> <mm> <dd> <fileName>',
+          ),
+        kinds: z
+          .array(z.enum(ARCHIVE_KINDS))
+          .min(1)
+          .default([...ARCHIVE_KINDS]),
+        clientProperties: z
+          .array(z.string().min(1))
+          .default([...DEFAULT_CLIENT_PROPERTIES])
+          .describe('client properties written to the client data archive (besides clientId)'),
+        concurrency: z.number().int().min(1).max(32).default(4).describe('files copied at once'),
       })
       .optional(),
     state: z
@@ -158,3 +186,5 @@ export const PulseConfig = z
 export type PulseConfig = z.output<typeof PulseConfig>;
 export type DigestConfig = PulseConfig['digests'][number];
 export type DigestSection = (typeof DIGEST_SECTIONS)[number];
+export type ArchiveKind = (typeof ARCHIVE_KINDS)[number];
+export type ArchiveConfig = NonNullable<PulseConfig['archive']>;

@@ -11,6 +11,11 @@ export interface PutOptions {
   ifNoneMatch?: boolean;
   /** Base64 SHA-256 of the body, checked by the store where it supports checksums. */
   sha256Base64?: string;
+  /**
+   * Called once the whole body has been read and uploaded, before the object becomes visible (before
+   * CompleteMultipartUpload). Throwing aborts the upload: nothing is committed. Used to verify a download.
+   */
+  verify?: () => Promise<void>;
 }
 
 export interface StoredObject {
