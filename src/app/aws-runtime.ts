@@ -16,14 +16,10 @@ type Env = Record<string, string | undefined>;
 /** The CDK app passes the validated config as `PULSE_CONFIG_JSON`; table and bucket names as their own variables. */
 export function configFromEnv(env: Env): PulseConfig {
   if (!env.PULSE_CONFIG_JSON) throw new ConfigError('PULSE_CONFIG_JSON: not set');
-  const config = parseConfig(JSON.parse(env.PULSE_CONFIG_JSON), 'PULSE_CONFIG_JSON');
-  return {
-    ...config,
-    ...(env.PULSE_ARCHIVE_BUCKET
-      ? { archive: { ...config.archive, bucket: env.PULSE_ARCHIVE_BUCKET, prefix: config.archive?.prefix ?? 'pulse' } }
-      : {}),
-    ...(env.PULSE_STATE_TABLE ? { state: { tableName: env.PULSE_STATE_TABLE } } : {}),
-  };
+  const raw = JSON.parse(env.PULSE_CONFIG_JSON) as Record<string, unknown>;
+  if (env.PULSE_ARCHIVE_BUCKET) raw.archive = { ...(raw.archive as object), bucket: env.PULSE_ARCHIVE_BUCKET };
+  if (env.PULSE_STATE_TABLE) raw.state = { tableName: env.PULSE_STATE_TABLE };
+  return parseConfig(raw, 'PULSE_CONFIG_JSON');
 }
 
 export function awsPorts(config: PulseConfig, env: Env): DigestPorts {

@@ -5,7 +5,7 @@
  */
 import { type LocalPeers, startLocalPeers } from '../adapters/local/local-peers.ts';
 import { loadConfig } from '../config/load.ts';
-import type { PulseConfig } from '../config/schema.ts';
+import { Archive, type PulseConfig } from '../config/schema.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { systemClock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -31,7 +31,7 @@ export async function startLocalRuntime(opts: {
   const config: PulseConfig = {
     ...userConfig,
     service: { ...userConfig.service, baseUrl: emu.baseUrl, origin: emu.origin, headerPrefix: emu.headerPrefix },
-    archive: { bucket: peers.bucket, prefix: userConfig.archive?.prefix ?? 'pulse' },
+    archive: Archive.parse({ ...userConfig.archive, bucket: peers.bucket }),
     state: { tableName: peers.tableName },
   };
   const client = reportingClientFor(config.service, () => emu.credentials, opts.logger);

@@ -129,40 +129,38 @@ const Digest = z.strictObject({
   owner: Email.describe('gets the failure notice when the digest is held'),
 });
 
+export const Archive = z.strictObject({
+  bucket: z.string().min(3).describe('S3 bucket of the archive (digests and exports)'),
+  prefix: z.string().default('pulse'),
+  publicBaseUrl: z
+    .url({ protocol: /^https$/ })
+    .optional()
+    .describe(
+      'https base that serves archive keys to people (e.g. a CloudFront distribution); enables "view in browser"',
+    ),
+  keyTemplate: z
+    .string()
+    .regex(/<fileName>/, 'must contain <fileName>')
+    .default(DEFAULT_KEY_TEMPLATE)
+    .describe('object key of an archived export; placeholders <prefix> <product> <kind> <yyyy> <mm> <dd> <fileName>'),
+  kinds: z
+    .array(z.enum(ARCHIVE_KINDS))
+    .min(1)
+    .default([...ARCHIVE_KINDS]),
+  clientProperties: z
+    .array(z.string().min(1))
+    .default([...DEFAULT_CLIENT_PROPERTIES])
+    .describe('client properties written to the client data archive (besides clientId)'),
+  concurrency: z.number().int().min(1).max(32).default(4).describe('files copied at once'),
+});
+
 export const PulseConfig = z
   .strictObject({
     $schema: z.string().optional(),
     service: Service,
     products: z.array(Product).min(1),
     mail: Mail,
-    archive: z
-      .strictObject({
-        bucket: z.string().min(3).describe('S3 bucket of the archive (digests and exports)'),
-        prefix: z.string().default('pulse'),
-        publicBaseUrl: z
-          .url({ protocol: /^https$/ })
-          .optional()
-          .describe(
-            'https base that serves archive keys to people (e.g. a CloudFront distribution); enables "view in browser"',
-          ),
-        keyTemplate: z
-          .string()
-          .regex(/<fileName>/, 'must contain <fileName>')
-          .default(DEFAULT_KEY_TEMPLATE)
-          .describe(
-            'object key of an archived export; placeholders <prefix> <product> <kind> <yyyy> <mm> <dd> <fileName>',
-          ),
-        kinds: z
-          .array(z.enum(ARCHIVE_KINDS))
-          .min(1)
-          .default([...ARCHIVE_KINDS]),
-        clientProperties: z
-          .array(z.string().min(1))
-          .default([...DEFAULT_CLIENT_PROPERTIES])
-          .describe('client properties written to the client data archive (besides clientId)'),
-        concurrency: z.number().int().min(1).max(32).default(4).describe('files copied at once'),
-      })
-      .optional(),
+    archive: Archive.optional(),
     state: z
       .strictObject({ tableName: z.string().min(3) })
       .optional()
