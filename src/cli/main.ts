@@ -1,5 +1,6 @@
 /** `pulse <command>`: dispatches to one module per command. */
 import { API_HELP, apiCommand } from './api-command.ts';
+import { ARCHIVE_HELP, archiveCommand } from './archive-command.ts';
 import { DIGEST_HELP, digestCommand } from './digest-command.ts';
 import { EMULATOR_HELP, emulatorCommand } from './emulator-command.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
@@ -9,6 +10,7 @@ const HELPS: Record<string, string> = {
   emulator: EMULATOR_HELP,
   api: API_HELP,
   digest: DIGEST_HELP,
+  archive: ARCHIVE_HELP,
   start: START_HELP,
 };
 
@@ -20,6 +22,7 @@ Commands:
   emulator   Run the Reporting Service emulator (service + signed-download storage listener)
   start      Run the weekly cycle locally (in-process emulator, DynamoDB, S3 and SMTP sink)
   digest     Send the weekly executive digest (or --preview it)
+  archive    Archive every export file and the client data in S3, verified and write-once
   api        Call any Reporting Service operation by id and print its JSON answer (\`pulse api --list\`)
   help       Show this help, or \`pulse help <command>\`
 
@@ -42,6 +45,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await startCommand(rest, io);
       case 'digest':
         return await digestCommand(rest, io);
+      case 'archive':
+        return await archiveCommand(rest, io);
       case 'api':
         return await apiCommand(rest, io);
       default:

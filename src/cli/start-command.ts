@@ -4,14 +4,17 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_WORK_DIR } from '../adapters/local/local-peers.ts';
+import { archiveCommand } from './archive-command.ts';
 import { digestCommand } from './digest-command.ts';
 import type { CliIo } from './io.ts';
 
 export const START_HELP = `Usage: pulse start [--work-dir DIR] [--json]
 
 Runs the weekly cycle locally: the digest for the week that just ended, sent to the local SMTP sink
-(<work-dir>/outbox/*.eml and *.html) and archived in the local S3 (<work-dir>/s3). Default work dir: ${DEFAULT_WORK_DIR}/.
-A second run sees the first: already-sent digests are skipped.
+(<work-dir>/outbox/*.eml and *.html) and archived in the local S3 (<work-dir>/s3); then the export archive (every
+export file and the client data, with a manifest and coverage report per run) into the same S3.
+Default work dir: ${DEFAULT_WORK_DIR}/. A second run sees the first: already-sent digests and already-archived files are
+skipped. With --json, one result line per job (digest, then archive).
 `;
 
 export async function startCommand(args: string[], io: CliIo): Promise<number> {
@@ -19,12 +22,18 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
     io.stdout.write(START_HELP);
     return 0;
   }
-  const code = await digestCommand(['--local', ...args], io);
+  // Bad arguments throw a usage error from the digest command, before the archive starts.
+  const digest = await digestCommand(['--local', ...args], io);
+  const archive = await archiveCommand(['--local', ...args], io);
+  // The worse of the two: 1 when either job held or failed something.
+  const code = Math.max(digest, archive);
   if (!args.includes('--json')) {
     // The digest command validated the arguments; this only needs --work-dir in either spelling (`--work-dir=D`).
     const { values } = parseArgs({ args, strict: false, options: { 'work-dir': { type: 'string' } } });
     const dir = typeof values['work-dir'] === 'string' ? values['work-dir'] : DEFAULT_WORK_DIR;
-    io.stdout.write(`Emails: ${dir}/outbox/  ·  archive: ${dir}/s3/  ·  run again to see exactly-once delivery\n`);
+    io.stdout.write(
+      `Emails: ${dir}/outbox/  ·  archive: ${dir}/s3/  ·  run again to see exactly-once delivery and archiving\n`,
+    );
   }
   return code;
 }

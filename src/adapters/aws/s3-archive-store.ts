@@ -5,6 +5,10 @@
  * - `sha256Base64` is checked here before anything is committed (so local peers behave like S3) and also sent as
  *   ChecksumSHA256 (S3 verifies it and it satisfies Object Lock's integrity-header requirement). For a multipart
  *   upload S3 checks each part's own SHA-256; the whole-object hash is checked here before CompleteMultipartUpload.
+ * - `verify` runs once the whole body is read (and, streamed, every part uploaded), right before the request that
+ *   commits the object (PutObject or CompleteMultipartUpload); if it throws, the upload is aborted and `put` rejects
+ *   with its error, so nothing becomes visible. `metadata` is read when the request carrying it is sent: the one
+ *   PutObject of a body shorter than a part (after `verify`), else CreateMultipartUpload, once a part is full.
  * - `ifNoneMatch` sends `If-None-Match: *`; S3 answers 412 (or 409 for a concurrent conditional write) →
  *   ObjectExistsError. s3rver ignores the header, so with `emulateConditionalWrites` a HEAD is made first: that
  *   check-then-write is racy and meant for local runs only.
@@ -116,12 +120,14 @@ export class S3ArchiveStore implements ArchiveStore {
         if (opts.sha256Base64 !== undefined && opts.sha256Base64 !== digest) {
           throw new ChecksumMismatchError(`archive object ${key}: SHA-256 of the body does not match the expected one`);
         }
+        await opts.verify?.();
         res = await putObject(target, bytes, digest);
       } else {
         res = await uploadStream({
           ...target,
           body,
           ...(opts.sha256Base64 !== undefined ? { sha256Base64: opts.sha256Base64 } : {}),
+          verify: opts.verify,
           partSize: this.#partSize,
           queueSize: this.#queueSize,
         });

@@ -2,8 +2,8 @@
  * Streams a Readable into S3 with a hand-rolled multipart upload (@aws-sdk/lib-storage is not a dependency).
  * Memory is bounded by (queueSize + 1) × partSize whatever the stream's length: the source is read only as fast as
  * parts can be uploaded. A stream shorter than one part becomes a single PutObject. On any failure (the source
- * errors, a part fails, the checksum does not match) the upload is aborted, so no object appears; if the abort itself
- * fails, the bucket's lifecycle rule (abortIncompleteMultipartUpload) removes the parts later.
+ * errors, a part fails, the checksum does not match, `verify` throws) the upload is aborted, so no object appears; if
+ * the abort itself fails, the bucket's lifecycle rule (abortIncompleteMultipartUpload) removes the parts later.
  */
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -34,6 +34,8 @@ export interface StreamUploadRequest {
   ifNoneMatch: boolean;
   /** Checked against the SHA-256 of the bytes read before the object is committed. */
   sha256Base64?: string;
+  /** Runs once the whole body is read and every part uploaded, before the commit; throwing aborts the upload. */
+  verify?: (() => Promise<void>) | undefined;
   partSize: number;
   queueSize: number;
 }
@@ -47,7 +49,7 @@ export const sha256Base64 = (data: Uint8Array): string => createHash('sha256').u
 
 /** One PutObject of bytes whose SHA-256 (`digest`) the caller has computed; S3 verifies it on arrival. */
 export async function putObject(
-  req: Omit<StreamUploadRequest, 'body' | 'partSize' | 'queueSize' | 'sha256Base64'>,
+  req: Omit<StreamUploadRequest, 'body' | 'partSize' | 'queueSize' | 'sha256Base64' | 'verify'>,
   data: Uint8Array,
   digest: string,
 ): Promise<StreamUploadResult> {
@@ -67,7 +69,9 @@ export async function putObject(
 
 export async function uploadStream(req: StreamUploadRequest): Promise<StreamUploadResult> {
   const { client, bucket, key } = req;
-  const whole = createHash('sha256');
+  // The whole-object hash serves the single PutObject's checksum and the `sha256Base64` check; once the body turns
+  // out to need parts and no hash is expected, it is dropped (a second SHA-256 pass over a large file for nothing).
+  let whole: ReturnType<typeof createHash> | undefined = createHash('sha256');
   let size = 0;
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
@@ -84,6 +88,7 @@ export async function uploadStream(req: StreamUploadRequest): Promise<StreamUplo
   };
 
   const startPart = async (data: Buffer): Promise<void> => {
+    if (req.sha256Base64 === undefined) whole = undefined;
     uploadId ??= (
       await client.send(
         new CreateMultipartUploadCommand({
@@ -130,22 +135,28 @@ export async function uploadStream(req: StreamUploadRequest): Promise<StreamUplo
     for await (const chunk of req.body) {
       if (failure) throw failure;
       const buf: Uint8Array = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      whole.update(buf);
+      whole?.update(buf);
       size += buf.byteLength;
       pending.push(buf);
       pendingBytes += buf.byteLength;
       if (pendingBytes >= req.partSize) await startPart(takePending());
     }
-    const digest = whole.digest('base64');
+    const digest = whole?.digest('base64');
     if (req.sha256Base64 !== undefined && req.sha256Base64 !== digest) {
       throw new ChecksumMismatchError(
         `archive object ${key}: SHA-256 of the bytes read does not match the expected one`,
       );
     }
-    if (uploadId === undefined) return await putObject(req, takePending(), digest);
+    if (uploadId === undefined) {
+      const data = takePending();
+      await req.verify?.();
+      // `whole` is only dropped once a part has started, so `digest` is there; the fallback is for the type only.
+      return await putObject(req, data, digest ?? sha256Base64(data));
+    }
     if (pendingBytes > 0) await startPart(takePending());
     await Promise.all(inflight);
     if (failure) throw failure;
+    await req.verify?.();
     const res = await client.send(
       new CompleteMultipartUploadCommand({
         Bucket: bucket,

@@ -1,0 +1,86 @@
+/** `pulse archive`: the verified, write-once export archive (see README "Export archive"). */
+import { ARCHIVE_KINDS, type ArchiveKind } from '../config/schema.ts';
+import type { ArchivePlan } from '../jobs/archive/plan.ts';
+import { terminalProgress } from '../jobs/archive/progress.ts';
+import { runArchive } from '../jobs/archive/run-archive.ts';
+import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
+import { JOB_OPTIONS, JOB_OPTIONS_HELP, openRuntime, report } from './job-command.ts';
+
+export const ARCHIVE_HELP = `Usage: pulse archive [options]
+
+Copies every export file the service offers (custom events, exceptions, raw events) and the day's client data into
+the archive bucket, verified by SHA-256 and never overwritten; fills gaps; writes a hash-chained manifest and a
+coverage report per run.
+
+Options:
+${JOB_OPTIONS_HELP}
+  --product ID       only this product (repeatable; must be in the config)
+  --kind KIND        only this kind (repeatable): ${ARCHIVE_KINDS.join(', ')}
+
+With --dry-run the plan is printed (files per product and kind, what would be copied) and nothing is copied.
+Exit codes: 0 everything archived (or already there), 1 a file or listing failed or a name was rejected,
+2 usage or configuration error.
+`;
+
+export async function archiveCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags('archive', args, {
+    ...JOB_OPTIONS,
+    product: { type: 'string', multiple: true },
+    kind: { type: 'string', multiple: true },
+  });
+  if (values.help) {
+    io.stdout.write(ARCHIVE_HELP);
+    return EXIT.ok;
+  }
+  const kinds = values.kind as string[] | undefined;
+  for (const k of kinds ?? []) {
+    if (!(ARCHIVE_KINDS as readonly string[]).includes(k))
+      throw new UsageError(`--kind ${JSON.stringify(k)}: one of ${ARCHIVE_KINDS.join(', ')}`);
+  }
+  const productIds = values.product as string[] | undefined;
+  const json = values.json as boolean | undefined;
+  const dryRun = values['dry-run'] === true;
+  const runtime = await openRuntime(values as Record<string, string | undefined>, io);
+  try {
+    const { config, ports } = runtime;
+    if (!config.archive || !ports.archive) throw new UsageError('archive: the config has no "archive" section');
+    const known = new Set(config.products.map((p) => p.id));
+    for (const id of productIds ?? []) {
+      if (!known.has(id)) throw new UsageError(`--product ${id}: not in the config's products`);
+    }
+    const result = await runArchive(
+      config,
+      { client: ports.client, archive: ports.archive, clock: ports.clock, logger: ports.logger },
+      {
+        productIds,
+        kinds: kinds as ArchiveKind[] | undefined,
+        dryRun,
+        // Progress only on a terminal, and never with a dry run (nothing is copied).
+        progress: dryRun ? undefined : terminalProgress(io.stderr),
+        onPlan: dryRun && !json ? (plan) => io.stdout.write(planText(plan)) : undefined,
+      },
+    );
+    return report(result, json, io);
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** One line per product and kind: what the copy step would do. */
+export function planText(plan: ArchivePlan): string {
+  const lines = plan.kinds.map((k) => {
+    const head = `${k.productId} ${k.kind}`.padEnd(26);
+    if (k.status !== 'listed') return `${head} ${k.status}${k.reason ? `: ${k.reason}` : ''}`;
+    const missing = k.files.filter((f) => f.state === 'missing');
+    const backfill = missing.filter((f) => f.backfill).length;
+    const parts = [
+      `${k.files.length} ${k.files.length === 1 ? 'file' : 'files'}`,
+      `${missing.length} to copy${backfill > 0 ? ` (${backfill} backfill)` : ''}`,
+      `${k.files.length - missing.length} to re-verify`,
+    ];
+    if (k.rejected.length > 0) parts.push(`${k.rejected.length} rejected`);
+    if (k.openSkipped > 0) parts.push(`${k.openSkipped} open (not final yet)`);
+    return `${head} ${parts.join(', ')}`;
+  });
+  return `plan for ${plan.runDate}:\n${lines.map((l) => `  ${l}\n`).join('')}`;
+}

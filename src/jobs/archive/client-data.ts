@@ -1,0 +1,123 @@
+/**
+ * The client data archive: every client of a product with the configured properties, read page by page through the
+ * client property list, written as gzip-compressed NDJSON (one object per client, values as the service sent them,
+ * `"<NULL>"` included). One file per product and UTC day; an existing one is left alone.
+ *
+ * The object's metadata carries its SHA-256 and client count, which are only known at the end of the stream, while
+ * S3 takes metadata at the start of an upload. So the stream is spooled through a temporary file (memory stays flat,
+ * back-pressure all the way from the upload to the page requests), then uploaded with its checksum, which the store
+ * verifies before the object is committed.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import type { ClientRecord, ReportingClient } from '../../client/index.ts';
+import { type ArchiveStore, ObjectExistsError } from '../../ports/archive-store.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { Logger } from '../../ports/logger.ts';
+import type { CopyOutcome } from './copy-file.ts';
+
+export const clientDataFileName = (productId: string, date: string): string => `${productId}_clients_${date}.ndjson.gz`;
+
+export interface ClientDataTask {
+  productId: string;
+  fileName: string;
+  fileDate: string;
+  key: string;
+  properties: string[];
+}
+
+export interface ClientDataDeps {
+  client: ReportingClient;
+  store: ArchiveStore;
+  clock: Clock;
+  logger: Logger;
+  onBytes?: ((n: number) => void) | undefined;
+}
+
+/** Lines are handed on in batches of about this many characters, not one write per client. */
+const BATCH_CHARS = 64 * 1024;
+
+export async function archiveClientData(task: ClientDataTask, deps: ClientDataDeps): Promise<CopyOutcome> {
+  const existing = await deps.store.head(task.key);
+  if (existing) return skippedSame(task.key, existing.size, existing.metadata);
+  const dir = await mkdtemp(join(tmpdir(), 'pulse-clients-'));
+  const spool = join(dir, task.fileName);
+  try {
+    let clients = 0;
+    const hash = createHash('sha256');
+    let size = 0;
+    const measure = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        hash.update(chunk);
+        size += chunk.byteLength;
+        deps.onBytes?.(chunk.byteLength);
+        done(null, chunk);
+      },
+    });
+    const lines = ndjsonBatches(deps.client.allClients(task.productId, { properties: task.properties }), () => {
+      clients++;
+    });
+    await pipeline(Readable.from(lines), createGzip(), measure, createWriteStream(spool));
+    const digest = hash.digest();
+    const sha256 = digest.toString('hex');
+    const stored = await deps.store.put(task.key, createReadStream(spool), {
+      contentType: 'application/gzip',
+      ifNoneMatch: true,
+      sha256Base64: digest.toString('base64'),
+      metadata: {
+        product: task.productId,
+        kind: 'clientData',
+        'file-name': task.fileName,
+        'file-date': task.fileDate,
+        size: String(size),
+        sha256,
+        'client-count': String(clients),
+        ...propertiesMetadata(task.properties),
+        'retrieved-at': deps.clock.now().toISOString(),
+      },
+    });
+    deps.logger.info('client data archived', { productId: task.productId, key: task.key, clients, size });
+    return { outcome: 'archived', key: task.key, size: stored.size, sha256, attempts: 1 };
+  } catch (e) {
+    // Another run wrote today's file first: it is the day's file, ours is not needed.
+    if (e instanceof ObjectExistsError) {
+      const now = await deps.store.head(task.key);
+      if (now) return skippedSame(task.key, now.size, now.metadata);
+    }
+    const reason = `${(e as Error).name}: ${(e as Error).message}`;
+    deps.logger.warn('client data not archived', { productId: task.productId, key: task.key, error: reason });
+    return { outcome: 'failed', key: task.key, reason, attempts: 1 };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The property list, when it fits S3's 2 KB of ASCII user metadata with room for the rest. */
+function propertiesMetadata(properties: string[]): Record<string, string> {
+  const list = properties.join(',');
+  return list.length <= 1024 && /^[\x20-\x7e]*$/.test(list) ? { properties: list } : {};
+}
+
+function skippedSame(key: string, size: number, metadata: Record<string, string>): CopyOutcome {
+  return { outcome: 'skippedSame', key, size, sha256: metadata.sha256 ?? '', attempts: 0 };
+}
+
+/** NDJSON text of the clients in batches; `counted` is called once per client. */
+async function* ndjsonBatches(clients: AsyncIterable<ClientRecord>, counted: () => void): AsyncGenerator<string> {
+  let batch = '';
+  for await (const c of clients) {
+    counted();
+    batch += `${JSON.stringify(c)}\n`;
+    if (batch.length >= BATCH_CHARS) {
+      yield batch;
+      batch = '';
+    }
+  }
+  if (batch !== '') yield batch;
+}

@@ -1,0 +1,242 @@
+/**
+ * The copy step of the export archive: one file from the service into the archive store, streamed end to end.
+ *
+ * Each attempt asks for a fresh signed URL (they may be single-use and expire), downloads it without service
+ * cookies, and streams the body through SHA-256, a byte count and the ZIP check (download-tap.ts) into
+ * `store.put`, whose `verify` hook runs before the commit: a truncated or corrupt download is never committed, and
+ * is retried (bounded, short backoff) when the failure may pass (download, network, timeout, 5xx, bad ZIP).
+ *
+ * An object already at the key is downloaded and hashed again, without uploading: the same SHA-256 → skippedSame;
+ * a different one means the service republished the file → uploaded again as a new version of the key (the bucket
+ * is versioned), reported as 'republished' with a warning, never a silent overwrite.
+ *
+ * The SHA-256 goes into the object metadata once the last byte has passed, which a single PutObject (any file
+ * shorter than the store's part size) still carries; a multipart upload fixes its metadata when it starts, so a new
+ * file that large is stored without `sha256` and is compared by size on later runs (its hash is in the outcome).
+ *
+ * A new file is written conditionally (If-None-Match where the store supports it): when another copier of the same
+ * file got there first, its object is compared like any existing one.
+ *
+ * File-level failures never throw: they come back as 'failed' with the reason and the attempts made.
+ */
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  DownloadError,
+  NetworkError,
+  type ReportingClient,
+  ReportingServiceError,
+  ServerError,
+  TimeoutError,
+} from '../../client/index.ts';
+import { type ArchiveStore, ObjectExistsError, type StoredObject } from '../../ports/archive-store.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { Logger } from '../../ports/logger.ts';
+import { DownloadTap } from './download-tap.ts';
+import { ZipVerificationError } from './zip-verifier.ts';
+
+export type CopyKind = 'customEvents' | 'exceptions' | 'rawEvents';
+
+export interface CopyTask {
+  productId: string;
+  kind: CopyKind;
+  fileName: string;
+  fileDate: string;
+  key: string;
+}
+
+export type CopyOutcome =
+  | {
+      outcome: 'archived' | 'skippedSame' | 'republished';
+      key: string;
+      size: number;
+      /** Hex SHA-256 of the file. */
+      sha256: string;
+      attempts: number;
+    }
+  | { outcome: 'failed'; key: string; reason: string; attempts: number };
+
+/** What a copy needs of the client: the three download-URL operations and the bare download. */
+export type FileSource = Pick<
+  ReportingClient,
+  'customEventsDownloadUrl' | 'exceptionsDownloadUrl' | 'rawEventsDownloadUrl' | 'download'
+>;
+
+export interface CopyDeps {
+  client: FileSource;
+  store: ArchiveStore;
+  clock: Clock;
+  logger: Logger;
+  /** Download attempts per pass (the check of an existing object and the upload each get this many). @default 3 */
+  maxAttempts?: number;
+  /** Called with the size of every chunk that passes (progress). */
+  onBytes?: (n: number) => void;
+  /** Backoff before retry n is n × this. @default 250 */
+  retryDelayMs?: number;
+}
+
+const URL_OPERATION = {
+  customEvents: 'customEventsDownloadUrl',
+  exceptions: 'exceptionsDownloadUrl',
+  rawEvents: 'rawEventsDownloadUrl',
+} as const;
+
+interface Transfer {
+  size: number;
+  sha256: string;
+}
+
+export async function copyFile(task: CopyTask, deps: CopyDeps): Promise<CopyOutcome> {
+  const { key } = task;
+  const counter = { attempts: 0 };
+  try {
+    let existing = await deps.store.head(key);
+    if (!existing) {
+      try {
+        const copied = await withRetries(task, deps, counter, () => transfer(task, deps, { upload: true }));
+        return { outcome: 'archived', key, ...copied, attempts: counter.attempts };
+      } catch (e) {
+        // A conditional write lost to another copier of the same file (a task delivered twice): compare with its copy.
+        existing = e instanceof ObjectExistsError ? await deps.store.head(key) : undefined;
+        if (!existing) throw e;
+      }
+    }
+    const fresh = await withRetries(task, deps, counter, () => transfer(task, deps, { upload: false }));
+    if (sameFile(existing, fresh, deps.logger))
+      return { outcome: 'skippedSame', key, ...fresh, attempts: counter.attempts };
+    deps.logger.warn('archive: the service republished a file; storing it as a new version', {
+      key,
+      productId: task.productId,
+      kind: task.kind,
+      fileName: task.fileName,
+      archivedSha256: existing.metadata.sha256,
+      archivedSize: existing.size,
+      sha256: fresh.sha256,
+      size: fresh.size,
+    });
+    const expected = fresh.sha256;
+    const copied = await withRetries(task, deps, counter, () =>
+      transfer(task, deps, { upload: true, republished: expected }),
+    );
+    return { outcome: 'republished', key, ...copied, attempts: counter.attempts };
+  } catch (e) {
+    const reason = describe(e);
+    deps.logger.warn('archive: file not archived', {
+      key,
+      fileName: task.fileName,
+      attempts: counter.attempts,
+      reason,
+    });
+    return { outcome: 'failed', key, reason, attempts: counter.attempts };
+  }
+}
+
+/** Same file: the stored SHA-256 matches; for an object stored without one (a multipart upload), the size. */
+function sameFile(existing: StoredObject, fresh: Transfer, logger: Logger): boolean {
+  const stored = existing.metadata.sha256;
+  if (stored !== undefined) return stored === fresh.sha256;
+  logger.info('archive: the archived object has no sha256 metadata; compared by size', { key: existing.key });
+  return existing.size === fresh.size;
+}
+
+async function withRetries(
+  task: CopyTask,
+  deps: CopyDeps,
+  counter: { attempts: number },
+  attempt: () => Promise<Transfer>,
+): Promise<Transfer> {
+  const max = deps.maxAttempts ?? 3;
+  for (let n = 1; ; n++) {
+    counter.attempts++;
+    try {
+      return await attempt();
+    } catch (e) {
+      if (n >= max || !retryable(e)) throw e;
+      deps.logger.warn('archive: download attempt failed; retrying with a fresh URL', {
+        key: task.key,
+        attempt: n,
+        reason: describe(e),
+      });
+      await sleep((deps.retryDelayMs ?? 250) * n);
+    }
+  }
+}
+
+/**
+ * One attempt: a fresh URL, the download through the tap, and either the upload (committed only if `verify`
+ * passes) or a sink (to hash an existing file). A new file is a conditional write (never over another copier's); a
+ * republished one is a new version whose SHA-256 (hex) is known from the check, so the store commits no other bytes.
+ */
+async function transfer(
+  task: CopyTask,
+  deps: CopyDeps,
+  opts: { upload: boolean; republished?: string },
+): Promise<Transfer> {
+  const { downloadUrl } = await deps.client[URL_OPERATION[task.kind]](task.productId, { fileName: task.fileName });
+  const retrievedAt = deps.clock.now().toISOString();
+  const download = await deps.client.download(downloadUrl);
+  const announced = download.contentLength;
+  const metadata: Record<string, string> = {
+    product: task.productId,
+    kind: task.kind,
+    'source-file': task.fileName,
+    'file-date': task.fileDate,
+    ...(announced !== undefined ? { size: String(announced) } : {}),
+    ...(opts.republished !== undefined ? { sha256: opts.republished } : {}),
+    'retrieved-at': retrievedAt,
+  };
+  // Filled in as the last byte passes, before the store reads the end of the body (see the note at the top).
+  const tap = new DownloadTap({
+    onBytes: deps.onBytes,
+    onEnd: (end) => Object.assign(metadata, { size: String(end.bytes), sha256: end.sha256 }),
+  });
+  const source = Readable.fromWeb(download.stream as WebReadableStream<Uint8Array>);
+  const checked = async (): Promise<Transfer> => {
+    await tap.verifier.result();
+    if (announced !== undefined && tap.bytes !== announced) {
+      throw new DownloadError(`body has ${tap.bytes} bytes, Content-Length announced ${announced}`, {
+        operationId: 'download',
+      });
+    }
+    return { size: tap.bytes, sha256: tap.sha256! };
+  };
+  try {
+    if (!opts.upload) {
+      await pipeline(source, tap, new Writable({ write: (_chunk, _enc, done) => done() }));
+      return await checked();
+    }
+    const body = source.pipe(tap);
+    source.once('error', (e) => tap.destroy(e)); // pipe() does not forward errors
+    const expected = opts.republished;
+    await deps.store.put(task.key, body, {
+      contentType: 'application/zip',
+      metadata,
+      ...(expected === undefined
+        ? { ifNoneMatch: true }
+        : { sha256Base64: Buffer.from(expected, 'hex').toString('base64') }),
+      verify: async () => void (await checked()),
+    });
+    return await checked();
+  } finally {
+    // Whatever happened, the connection is not left open (a store that gave up early leaves the body unread).
+    tap.destroy();
+    source.destroy();
+  }
+}
+
+function retryable(e: unknown): boolean {
+  if (e instanceof ZipVerificationError) return true;
+  if (e instanceof DownloadError || e instanceof NetworkError || e instanceof TimeoutError) return true;
+  if (e instanceof ServerError) return true;
+  const status =
+    e instanceof ReportingServiceError
+      ? e.status
+      : (e as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+  return status !== undefined && status >= 500;
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}

@@ -1,0 +1,79 @@
+/**
+ * The coverage report beside each manifest (`<prefix>/coverage/<run-id>.json`): per product and kind, which of the
+ * files the service lists are in the archive after this run, which are missing and which failed. A daily file is
+ * shown by its date, a monthly file by its range (`2026-10-01/2026-10-31`, ISO 8601 interval).
+ */
+import type { ArchiveKind } from '../../config/schema.ts';
+import type { ArchiveStore } from '../../ports/archive-store.ts';
+import type { CopyOutcome } from './copy-file.ts';
+import type { KindPlan, PlannedFile } from './plan.ts';
+
+export const COVERAGE_FORMAT = 'pulse-archive-coverage/1';
+
+export interface KindCoverage {
+  productId: string;
+  kind: ArchiveKind;
+  status: KindPlan['status'];
+  reason?: string;
+  /** Listed files that are in the archive after this run (copied now or verified there). */
+  archived: string[];
+  /** Listed files that are still not in the archive (their copy failed). */
+  missing: string[];
+  /** Files whose copy or check failed this run (also those already archived before). */
+  failed: string[];
+  /** Names rejected as unsafe or malformed. */
+  rejected: string[];
+}
+
+export interface Coverage {
+  format: typeof COVERAGE_FORMAT;
+  runId: string;
+  manifestKey: string;
+  kinds: KindCoverage[];
+}
+
+export const fileLabel = (f: Pick<PlannedFile, 'fileDate' | 'stopDate'>): string =>
+  f.stopDate === undefined ? f.fileDate : `${f.fileDate}/${f.stopDate}`;
+
+export function buildCoverage(
+  runId: string,
+  manifestKey: string,
+  plans: KindPlan[],
+  outcomes: ReadonlyMap<string, CopyOutcome>,
+): Coverage {
+  const kinds = plans.map((p): KindCoverage => {
+    const c: KindCoverage = {
+      productId: p.productId,
+      kind: p.kind,
+      status: p.status,
+      ...(p.reason !== undefined ? { reason: p.reason } : {}),
+      archived: [],
+      missing: [],
+      failed: [],
+      rejected: p.rejected.map((r) => r.fileName),
+    };
+    for (const f of p.files) {
+      const outcome = outcomes.get(f.key);
+      const label = fileLabel(f);
+      // No outcome = the copy never ran (the run stopped early): treat it like a failure.
+      if (outcome === undefined || outcome.outcome === 'failed') {
+        c.failed.push(label);
+        (f.state === 'present' ? c.archived : c.missing).push(label);
+      } else c.archived.push(label);
+    }
+    return c;
+  });
+  return { format: COVERAGE_FORMAT, runId, manifestKey, kinds };
+}
+
+export const coverageKey = (prefix: string, runId: string): string =>
+  `${[prefix, 'coverage'].filter((p) => p !== '').join('/')}/${runId}.json`;
+
+export async function writeCoverage(store: ArchiveStore, prefix: string, coverage: Coverage): Promise<string> {
+  const key = coverageKey(prefix, coverage.runId);
+  await store.put(key, `${JSON.stringify(coverage, null, 2)}\n`, {
+    contentType: 'application/json',
+    ifNoneMatch: true,
+  });
+  return key;
+}

@@ -1,0 +1,366 @@
+/**
+ * copyFile over real sockets: the emulator (service and storage listener) → s3rver, with the emulator's download
+ * faults; S3 part failures (which s3rver cannot produce) with aws-sdk-client-mock; files larger than one part from
+ * a storage listener of their own.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  HeadObjectCommand,
+  S3Client,
+  S3ServiceException,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type StorageServer, startStorageServer } from '../../../emulator/files/storage-server.ts';
+import { zipSingleFile } from '../../../emulator/files/zip.ts';
+import type { Emulator } from '../../../emulator/index.ts';
+import { S3ArchiveStore, s3ClientFor } from '../../../src/adapters/aws/s3-archive-store.ts';
+import { ensureBucket, type RunningPeer, startS3rver } from '../../../src/adapters/local/peer-servers.ts';
+import { type FetchLike, ReportingClient } from '../../../src/client/index.ts';
+import { type CopyDeps, type CopyKind, type CopyTask, copyFile } from '../../../src/jobs/archive/copy-file.ts';
+import type { ArchiveStore } from '../../../src/ports/archive-store.ts';
+import { fixedClock } from '../../../src/ports/clock.ts';
+import type { Logger } from '../../../src/ports/logger.ts';
+import { startTestEmulator } from '../../helpers/emulator-session.ts';
+
+const BUCKET = 'pulse-copy-test';
+const NOW = '2026-11-20T12:00:00.000Z';
+const MiB = 1024 * 1024;
+let emu: Emulator;
+let s3dir: string;
+let s3: RunningPeer;
+let s3client: S3Client;
+let store: S3ArchiveStore;
+let client: ReportingClient;
+let product: string;
+let rawProduct: string;
+let daily: string[];
+
+const newClient = (extra: { fetch?: FetchLike; maxRetries?: number } = {}) =>
+  new ReportingClient({
+    baseUrl: emu.baseUrl,
+    origin: emu.origin,
+    credentials: emu.credentials,
+    retryBaseDelayMs: 1,
+    ...extra,
+  });
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  s3dir = await mkdtemp(join(tmpdir(), 'pulse-copy-'));
+  s3 = await startS3rver({ directory: s3dir });
+  s3client = s3ClientFor({ endpoint: s3.endpoint });
+  await ensureBucket(s3client, BUCKET);
+  store = new S3ArchiveStore({ client: s3client, bucket: BUCKET });
+  client = newClient();
+  product = emu.products[0]!.productId;
+  rawProduct = emu.products.find((p) => p.rawDataExport)!.productId;
+  daily = (await client.customEventsListFiles(product)).dailyFiles.map((f) => f.fileName);
+});
+afterEach(() => emu.faults.clear());
+afterAll(async () => {
+  await client.logout();
+  s3client.destroy();
+  await s3.close();
+  await emu.close();
+  await rm(s3dir, { recursive: true, force: true });
+});
+
+interface LogEntry {
+  level: string;
+  message: string;
+  data?: Record<string, unknown> | undefined;
+}
+function recordingLogger(): Logger & { entries: LogEntry[] } {
+  const entries: LogEntry[] = [];
+  const at = (level: string) => (message: string, data?: Record<string, unknown>) =>
+    void entries.push({ level, message, data });
+  return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** The store, counting the puts that reach it. */
+function countingStore(inner: ArchiveStore): ArchiveStore & { puts: number } {
+  const counting = {
+    puts: 0,
+    put: (...args: Parameters<ArchiveStore['put']>) => {
+      counting.puts++;
+      return inner.put(...args);
+    },
+    head: (key: string) => inner.head(key),
+    get: (key: string) => inner.get(key),
+    list: (prefix: string) => inner.list(prefix),
+    linkTo: (key: string) => inner.linkTo(key),
+  };
+  return counting;
+}
+
+function deps(extra: Partial<CopyDeps> = {}) {
+  const logger = recordingLogger();
+  const d: CopyDeps = { client, store, clock: fixedClock(NOW), logger, retryDelayMs: 1, ...extra };
+  return { deps: d, logger };
+}
+
+function task(fileName: string, kind: CopyKind = 'customEvents', productId = product): CopyTask {
+  const fileDate = /\d{4}-\d{2}-\d{2}/.exec(fileName)![0];
+  return { productId, kind, fileName, fileDate, key: `test/${randomUUID()}/${fileName}` };
+}
+
+const DOWNLOAD_URL = {
+  customEvents: 'customEventsDownloadUrl',
+  exceptions: 'exceptionsDownloadUrl',
+  rawEvents: 'rawEventsDownloadUrl',
+} as const;
+
+/** The file as the emulator serves it, fetched independently of copyFile. */
+async function served(t: CopyTask): Promise<Buffer> {
+  const { downloadUrl } = await client[DOWNLOAD_URL[t.kind]](t.productId, { fileName: t.fileName });
+  const res = await fetch(downloadUrl);
+  expect(res.status).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+async function expectArchivedAsServed(t: CopyTask): Promise<Buffer> {
+  const bytes = await served(t);
+  expect(Buffer.from((await store.get(t.key))!).equals(bytes)).toBe(true);
+  return bytes;
+}
+
+describe('copyFile from the emulator to s3rver', () => {
+  it('archives a daily file with its metadata, byte for byte', async () => {
+    const t = task(daily.at(-1)!);
+    const { deps: d } = deps();
+    let progressed = 0;
+    const onBytes = (n: number) => {
+      progressed += n;
+    };
+    const outcome = await copyFile(t, { ...d, onBytes });
+    const bytes = await expectArchivedAsServed(t);
+    expect(outcome).toEqual({
+      outcome: 'archived',
+      key: t.key,
+      size: bytes.length,
+      sha256: sha256(bytes),
+      attempts: 1,
+    });
+    expect(progressed).toBe(bytes.length);
+    expect((await store.head(t.key))?.metadata).toEqual({
+      product,
+      kind: 'customEvents',
+      'source-file': t.fileName,
+      'file-date': t.fileDate,
+      size: String(bytes.length),
+      sha256: sha256(bytes),
+      'retrieved-at': NOW,
+    });
+  });
+
+  it('archives monthly exception files and raw event files through their own download operations', async () => {
+    const monthly = (await client.exceptionsListFiles(product)).monthlyFiles.at(-2)!;
+    const raw = (await client.rawEventsListFiles(rawProduct)).fileList.at(-1)!;
+    for (const t of [task(monthly.fileName, 'exceptions'), task(raw.fileName, 'rawEvents', rawProduct)]) {
+      const outcome = await copyFile(t, deps().deps);
+      const bytes = await expectArchivedAsServed(t);
+      expect(outcome).toMatchObject({ outcome: 'archived', size: bytes.length, sha256: sha256(bytes) });
+    }
+  });
+
+  it('skips a file that is already archived with the same SHA-256, without uploading', async () => {
+    const t = task(daily.at(-2)!);
+    const first = await copyFile(t, deps().deps);
+    const counting = countingStore(store);
+    const second = await copyFile(t, deps({ store: counting }).deps);
+    expect(first.outcome).toBe('archived');
+    expect(second).toEqual({ ...first, outcome: 'skippedSame', attempts: 1 });
+    expect(counting.puts).toBe(0);
+  });
+
+  it('compares with the copy of a concurrent copier that committed first (conditional write)', async () => {
+    const t = task(daily.at(-11)!);
+    const conditional = new S3ArchiveStore({ client: s3client, bucket: BUCKET, emulateConditionalWrites: true });
+    const first = await copyFile(t, deps({ store: conditional }).deps);
+    // The second copier looked before the first committed: its head saw nothing, its conditional put must lose.
+    const racing = countingStore(conditional);
+    let heads = 0;
+    racing.head = (key) => (heads++ === 0 ? Promise.resolve(undefined) : conditional.head(key));
+    const second = await copyFile(t, deps({ store: racing }).deps);
+    expect(first.outcome).toBe('archived');
+    expect(second).toEqual({ ...first, outcome: 'skippedSame', attempts: 2 });
+    expect(racing.puts).toBe(1);
+    await expectArchivedAsServed(t);
+  });
+
+  it('stores a republished file (same name, other bytes) as a new version and warns', async () => {
+    const t = task(daily.at(-3)!);
+    await store.put(t.key, 'an older edition of the file', {
+      contentType: 'application/zip',
+      metadata: { sha256: sha256(Buffer.from('an older edition of the file')) },
+    });
+    const { deps: d, logger } = deps();
+    const outcome = await copyFile(t, d);
+    const bytes = await expectArchivedAsServed(t);
+    expect(outcome).toEqual({
+      outcome: 'republished',
+      key: t.key,
+      size: bytes.length,
+      sha256: sha256(bytes),
+      attempts: 2,
+    });
+    expect((await store.head(t.key))?.metadata.sha256).toBe(sha256(bytes));
+    expect(logger.entries).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: expect.stringMatching(/republished/) }),
+    );
+  });
+
+  it('retries a truncated download with a fresh URL and archives the whole file', async () => {
+    const t = task(daily.at(-4)!);
+    emu.faults.set({ rules: [{ path: t.fileName, truncateDownloadRate: 1, times: 1 }] });
+    const { deps: d, logger } = deps();
+    const outcome = await copyFile(t, d);
+    emu.faults.clear();
+    const bytes = await expectArchivedAsServed(t);
+    expect(outcome).toMatchObject({ outcome: 'archived', size: bytes.length, attempts: 2 });
+    expect(logger.entries.find((e) => e.message.includes('retrying'))?.data?.reason).toMatch(/DownloadError/);
+  });
+
+  it('gives up on a download that is always truncated, and commits nothing', async () => {
+    const t = task(daily.at(-5)!);
+    emu.faults.set({ rules: [{ path: t.fileName, truncateDownloadRate: 1 }] });
+    const outcome = await copyFile(t, deps().deps);
+    expect(outcome).toMatchObject({ outcome: 'failed', key: t.key, attempts: 3 });
+    expect(outcome.outcome === 'failed' && outcome.reason).toMatch(/^DownloadError: download: /);
+    expect(await store.head(t.key)).toBeUndefined();
+  });
+
+  it('asks for a fresh URL after an expired one', async () => {
+    const t = task(daily.at(-6)!);
+    emu.faults.set({ rules: [{ path: t.fileName, expiredDownloadRate: 1, times: 1 }] });
+    const { deps: d, logger } = deps();
+    const outcome = await copyFile(t, d);
+    expect(outcome).toMatchObject({ outcome: 'archived', attempts: 2 });
+    expect(logger.entries.find((e) => e.message.includes('retrying'))?.data?.reason).toMatch(/403 AccessDenied/);
+    await expectArchivedAsServed(t);
+    // The signed query (expires, sig) is the credential of a download: never in a log line.
+    expect(JSON.stringify(logger.entries)).not.toMatch(/sig=|expires=/);
+  });
+
+  it('never commits a corrupt ZIP, even when storage delivers every announced byte', async () => {
+    const flipping: FetchLike = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!String(input instanceof Request ? input.url : input).startsWith(emu.storageUrl) || res.status !== 200) {
+        return res;
+      }
+      const body = Buffer.from(await res.arrayBuffer());
+      body[Math.floor(body.length / 2)]! ^= 0x5a;
+      return new Response(body, { status: 200, headers: res.headers });
+    };
+    const corrupting = newClient({ fetch: flipping });
+    const t = task(daily.at(-7)!);
+    const outcome = await copyFile(t, deps({ client: corrupting }).deps);
+    await corrupting.logout();
+    expect(outcome).toMatchObject({ outcome: 'failed', attempts: 3 });
+    expect(outcome.outcome === 'failed' && outcome.reason).toMatch(/^ZipVerificationError: entry "/);
+    expect(await store.head(t.key)).toBeUndefined();
+  });
+
+  it('rides out 5xx answers to getDownloadUrl: the client retries, then copyFile does', async () => {
+    const rule = (times?: number) => ({
+      operations: ['customEventsDownloadUrl'],
+      serverErrorRate: 1,
+      serverErrorStatus: 503,
+      ...(times !== undefined ? { times } : {}),
+    });
+    emu.faults.set({ rules: [rule(2)] });
+    expect(await copyFile(task(daily.at(-8)!), deps().deps)).toMatchObject({ outcome: 'archived', attempts: 1 });
+
+    const impatient = newClient({ maxRetries: 0 });
+    emu.faults.set({ rules: [rule(2)] });
+    const t = task(daily.at(-9)!);
+    expect(await copyFile(t, deps({ client: impatient }).deps)).toMatchObject({ outcome: 'archived', attempts: 3 });
+    await expectArchivedAsServed(t);
+
+    emu.faults.set({ rules: [rule()] });
+    const failed = await copyFile(task(daily.at(-10)!), deps({ client: impatient }).deps);
+    expect(failed).toMatchObject({ outcome: 'failed', attempts: 3 });
+    expect(failed.outcome === 'failed' && failed.reason).toMatch(/^ServerError: .*503/);
+    await impatient.logout();
+  });
+
+  it('reports a file the service no longer offers as failed at once', async () => {
+    const t = task(`${product}_cust_2020-01-01.zip`);
+    const outcome = await copyFile(t, deps().deps);
+    expect(outcome).toMatchObject({ outcome: 'failed', attempts: 1 });
+    expect(outcome.outcome === 'failed' && outcome.reason).toMatch(/^NotFoundError/);
+  });
+});
+
+describe('copyFile with files larger than one part', () => {
+  const bigName = `${product}_cust_2026-11-18.zip`;
+  let storage: StorageServer;
+  let bigZip: Uint8Array;
+  /** Serves one big ZIP through signed URLs; the download itself goes through a real client. */
+  const bigSource = (): CopyDeps['client'] => ({
+    customEventsDownloadUrl: async () => ({ downloadUrl: storage.sign('big/file.zip') }),
+    exceptionsDownloadUrl: async () => ({ downloadUrl: storage.sign('big/file.zip') }),
+    rawEventsDownloadUrl: async () => ({ downloadUrl: storage.sign('big/file.zip') }),
+    download: (url, opts) => client.download(url, opts),
+  });
+
+  beforeAll(async () => {
+    // Random content is stored as is: a 6 MiB ZIP, more than one 5 MiB part.
+    bigZip = zipSingleFile('big.csv', randomBytes(6 * MiB), new Date(NOW));
+    storage = await startStorageServer({ secret: 'test', now: Date.now, resolve: async () => bigZip });
+  });
+  afterAll(() => storage.close());
+
+  it('streams a multipart upload to s3rver; without a stored SHA-256 the next run compares sizes', async () => {
+    const multipart = new S3ArchiveStore({ client: s3client, bucket: BUCKET, partSize: 5 * MiB });
+    const t = task(bigName);
+    const first = await copyFile(t, deps({ client: bigSource(), store: multipart }).deps);
+    expect(first).toEqual({
+      outcome: 'archived',
+      key: t.key,
+      size: bigZip.length,
+      sha256: sha256(bigZip),
+      attempts: 1,
+    });
+    expect(Buffer.from((await store.get(t.key))!).equals(Buffer.from(bigZip))).toBe(true);
+    const metadata = (await store.head(t.key))!.metadata;
+    expect(metadata).toMatchObject({ size: String(bigZip.length), 'source-file': bigName });
+    expect(metadata.sha256).toBeUndefined();
+    const second = await copyFile(t, deps({ client: bigSource(), store: countingStore(multipart) }).deps);
+    expect(second).toEqual({ ...first, outcome: 'skippedSame' });
+  });
+
+  it('aborts the multipart upload when a part fails (mocked S3), retries, and reports the failure', async () => {
+    const mockedClient = new S3Client({ region: 'us-east-1' });
+    const mock = mockClient(mockedClient);
+    const notFound = new S3ServiceException({ name: 'NotFound', $fault: 'client', $metadata: { httpStatusCode: 404 } });
+    const internal = new S3ServiceException({
+      name: 'InternalError',
+      $fault: 'server',
+      $metadata: { httpStatusCode: 500 },
+      message: 'We encountered an internal error',
+    });
+    mock.on(HeadObjectCommand).rejects(notFound);
+    mock.on(CreateMultipartUploadCommand).resolves({ UploadId: 'upload-1' });
+    mock.on(UploadPartCommand).rejects(internal);
+    mock.on(AbortMultipartUploadCommand).resolves({});
+    const mocked = new S3ArchiveStore({ client: mockedClient, bucket: BUCKET, partSize: 5 * MiB });
+    const t = task(bigName);
+    const outcome = await copyFile(t, deps({ client: bigSource(), store: mocked }).deps);
+    expect(outcome).toMatchObject({ outcome: 'failed', attempts: 3 });
+    expect(outcome.outcome === 'failed' && outcome.reason).toMatch(/InternalError/);
+    expect(mock.commandCalls(AbortMultipartUploadCommand)).toHaveLength(3);
+    expect(mock.commandCalls(CompleteMultipartUploadCommand)).toHaveLength(0);
+    mock.restore();
+  });
+});

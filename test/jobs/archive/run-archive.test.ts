@@ -1,0 +1,250 @@
+/**
+ * The export archive job end to end over real sockets: a small emulator (two products, one without the raw export
+ * feature) and s3rver. What must hold: everything listed is archived under the key layout, the client data is exactly
+ * the service's clients, a second run writes nothing, a deleted object is backfilled, hostile names never reach the
+ * bucket.
+ */
+import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FetchLike, ReportingClient } from '../../../src/client/index.ts';
+import type { Coverage } from '../../../src/jobs/archive/coverage.ts';
+import type { Manifest } from '../../../src/jobs/archive/manifest.ts';
+import type { ArchivePlan } from '../../../src/jobs/archive/plan.ts';
+import { terminalProgress } from '../../../src/jobs/archive/progress.ts';
+import { runArchive } from '../../../src/jobs/archive/run-archive.ts';
+import type { JobResult } from '../../../src/jobs/job-result.ts';
+import { type ArchivePeers, NO_RAW_PRODUCT, RAW_PRODUCT, startArchivePeers } from './archive-peers.ts';
+
+let ap: ArchivePeers;
+let first: JobResult;
+/** Keys the default layout gives every file the service lists, found with a client of our own. */
+let expectedKeys: string[];
+
+const RUN_DATE = '2026-11-20';
+const isExportFile = (key: string) => !/^pulse\/(manifests|coverage)\/|\/clientData\//.test(key);
+const layout = (product: string, kind: string, fileName: string, date: string) =>
+  `pulse/${product}/${kind}/${date.slice(0, 4)}/${date.slice(5, 7)}/${fileName}`;
+
+async function listedKeys(): Promise<string[]> {
+  const emu = ap.peers.emulator;
+  const client = new ReportingClient({ baseUrl: emu.baseUrl, origin: emu.origin, credentials: emu.credentials });
+  return client.withSession(async (c) => {
+    const keys: string[] = [];
+    for (const product of [NO_RAW_PRODUCT, RAW_PRODUCT]) {
+      for (const kind of ['customEvents', 'exceptions'] as const) {
+        const l =
+          kind === 'customEvents' ? await c.customEventsListFiles(product) : await c.exceptionsListFiles(product);
+        for (const f of l.dailyFiles) keys.push(layout(product, kind, f.fileName, f.fileDate));
+        for (const f of l.monthlyFiles) keys.push(layout(product, kind, f.fileName, f.fileStartDate));
+      }
+    }
+    for (const f of (await c.rawEventsListFiles(RAW_PRODUCT)).fileList)
+      keys.push(layout(RAW_PRODUCT, 'rawEvents', f.fileName, f.fileDate));
+    return keys.sort();
+  });
+}
+
+beforeAll(async () => {
+  ap = await startArchivePeers();
+  first = await runArchive(ap.config, ap.ports());
+  expectedKeys = await listedKeys();
+});
+afterAll(async () => {
+  await ap?.close();
+});
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+describe('a full archive run', () => {
+  it('archives every listed daily and monthly file of each kind of each product under the key layout', async () => {
+    expect(first.errors).toEqual([]);
+    expect(first.ok).toBe(true);
+    expect(expectedKeys.length).toBeGreaterThan(300);
+    expect((await ap.keys('pulse/')).filter(isExportFile)).toEqual(expectedKeys);
+    const listed = expectedKeys.length + 2; // plus one client data file per product
+    expect(first.counts).toMatchObject({ listed, archived: listed, skippedSame: 0, republished: 0, failed: 0 });
+    expect(first.counts).toMatchObject({ rejected: 0, notEnabled: 1, backfilled: 0 });
+    expect(first.outputs).toEqual([
+      expect.stringMatching(/^pulse\/manifests\/2026-11-20T12-00-00\.000Z\.json$/),
+      'pulse/coverage/2026-11-20T12-00-00.000Z.json',
+    ]);
+
+    // The manifest accounts for every file, with the size and SHA-256 of what is in the bucket.
+    const manifest = await ap.json<Manifest>(first.outputs[0]!);
+    expect(manifest.previous).toBeNull();
+    expect(manifest.files.map((f) => f.key).sort()).toEqual(
+      [...expectedKeys, ...[NO_RAW_PRODUCT, RAW_PRODUCT].map((p) => clientDataKey(p))].sort(),
+    );
+    let bytes = 0;
+    for (const f of manifest.files.filter((_, i) => i % 25 === 0)) {
+      const body = (await ap.peers.archive.get(f.key!))!;
+      expect(f).toMatchObject({ outcome: 'archived', size: body.byteLength, sha256: sha256(body) });
+    }
+    for (const f of manifest.files) bytes += f.size ?? 0;
+    expect(first.counts.bytes).toBe(bytes);
+  });
+
+  it('stores the bytes the service serves', async () => {
+    const emu = ap.peers.emulator;
+    const client = new ReportingClient({ baseUrl: emu.baseUrl, origin: emu.origin, credentials: emu.credentials });
+    const fileName = expectedKeys.find((k) => k.includes(`/${RAW_PRODUCT}/customEvents/`) && k.includes('_to_'))!;
+    const served = await client.withSession(async (c) => {
+      const { downloadUrl } = await c.customEventsDownloadUrl(RAW_PRODUCT, { fileName: fileName.split('/').at(-1)! });
+      return new Uint8Array(await new Response((await c.download(downloadUrl)).stream).arrayBuffer());
+    });
+    expect(sha256((await ap.peers.archive.get(fileName))!)).toBe(sha256(served));
+  });
+
+  it('reports the raw export of a product without the feature as notEnabled, not as a failure', async () => {
+    const manifest = await ap.json<Manifest>(first.outputs[0]!);
+    expect(manifest.kinds.find((k) => k.productId === NO_RAW_PRODUCT && k.kind === 'rawEvents')).toMatchObject({
+      status: 'notEnabled',
+    });
+    const coverage = await ap.json<Coverage>(first.outputs[1]!);
+    const raw = coverage.kinds.find((k) => k.productId === NO_RAW_PRODUCT && k.kind === 'rawEvents')!;
+    expect(raw).toMatchObject({ status: 'notEnabled', archived: [], missing: [], failed: [] });
+    const cust = coverage.kinds.find((k) => k.productId === RAW_PRODUCT && k.kind === 'customEvents')!;
+    expect(cust.missing).toEqual([]);
+    expect(cust.archived).toContain('2026-11-01/2026-11-19');
+    expect(cust.archived).toContain('2026-11-19');
+  });
+
+  it('writes the client data as gzip NDJSON holding exactly the clients of the service', async () => {
+    for (const product of [NO_RAW_PRODUCT, RAW_PRODUCT]) {
+      const key = clientDataKey(product);
+      const head = (await ap.peers.archive.head(key))!;
+      const body = (await ap.peers.archive.get(key))!;
+      const clients = gunzipSync(body)
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const ids = ap.peers.emulator.state.products.get(product)!.clientIds;
+      expect(clients.map((c) => c.clientId)).toEqual(ids);
+      for (const c of clients)
+        expect(Object.keys(c).sort()).toEqual(['clientId', ...ap.config.archive!.clientProperties].sort());
+      expect(head.metadata).toMatchObject({ sha256: sha256(body), 'client-count': String(ids.length), product });
+    }
+  });
+});
+
+describe('later runs', () => {
+  it('a second run writes nothing new', async () => {
+    const before = (await ap.keys()).filter(isExportFile);
+    const second = await runArchive(ap.config, ap.ports());
+    expect(second.ok).toBe(true);
+    expect(second.counts).toMatchObject({ archived: 0, skippedSame: first.counts.listed, failed: 0, bytes: 0 });
+    expect(second.counts.listed).toBe(first.counts.listed);
+    expect((await ap.keys()).filter(isExportFile)).toEqual(before);
+  });
+
+  it('backfills an archived object that went missing, and the coverage report shows it archived', async () => {
+    const gap = expectedKeys.filter((k) => k.includes(`/${NO_RAW_PRODUCT}/exceptions/`) && !k.includes('_to_'))[40]!;
+    const original = (await ap.peers.archive.get(gap))!;
+    await ap.remove(gap);
+    const dryRun = await planOf({ productIds: [NO_RAW_PRODUCT], kinds: ['exceptions'] });
+    expect(dryRun.kinds[0]!.files.filter((f) => f.state === 'missing').map((f) => [f.key, f.backfill])).toEqual([
+      [gap, true],
+    ]);
+
+    let drawn = '';
+    const progress = terminalProgress({ isTTY: true, write: (t: string) => (drawn += t) }, { intervalMs: 0 });
+    const run = await runArchive(ap.config, ap.ports(), {
+      productIds: [NO_RAW_PRODUCT],
+      kinds: ['exceptions'],
+      progress,
+    });
+    expect(run.counts).toMatchObject({ archived: 1, backfilled: 1, failed: 0 });
+    // On a terminal: one line redrawn in place, ending with every file done and the bytes moved.
+    const lastLine = drawn.split('\r').at(-1)!;
+    expect(lastLine).toMatch(
+      new RegExp(
+        `^archive \\[#{24}\\] ${run.counts.listed}/${run.counts.listed} files · [\\d.]+ (KiB|MiB)\\x1b\\[K\\n$`,
+      ),
+    );
+    expect(drawn.split('\n')).toHaveLength(2);
+    expect(run.counts.skippedSame).toBe(run.counts.listed - 1);
+    expect(sha256((await ap.peers.archive.get(gap))!)).toBe(sha256(original));
+    const coverage = await ap.json<Coverage>(run.outputs[1]!);
+    const date = /_(\d{4}-\d{2}-\d{2})\.zip$/.exec(gap)![1]!;
+    expect(coverage.kinds).toEqual([
+      expect.objectContaining({ productId: NO_RAW_PRODUCT, kind: 'exceptions', missing: [], failed: [] }),
+    ]);
+    expect(coverage.kinds[0]!.archived).toContain(date);
+    const manifest = await ap.json<Manifest>(run.outputs[0]!);
+    expect(manifest.files.filter((f) => f.outcome === 'archived')).toEqual([
+      expect.objectContaining({ key: gap, backfilled: true, sha256: sha256(original) }),
+    ]);
+  });
+
+  it('rejects hostile file names from the service, reports them and writes nothing for them', async () => {
+    const hostile = ['../../etc/passwd.zip', 'x\u0000.zip', `/${NO_RAW_PRODUCT}_cust_2026-11-18.zip`];
+    const run = await runArchive(ap.config, ap.ports({ fetch: addingListedNames(hostile) }), {
+      productIds: [NO_RAW_PRODUCT],
+      kinds: ['customEvents'],
+    });
+    expect(run.ok).toBe(false);
+    expect(run.counts).toMatchObject({ rejected: hostile.length, failed: 0, archived: 0 });
+    expect(run.errors).toHaveLength(hostile.length);
+    expect(run.errors.join('\n')).toContain('../../etc/passwd.zip');
+    expect(run.errors.join('\n')).toContain(JSON.stringify('x\u0000.zip'));
+    const manifest = await ap.json<Manifest>(run.outputs[0]!);
+    const rejected = manifest.files.filter((f) => f.outcome === 'rejected');
+    expect(rejected.map((f) => f.fileName).sort()).toEqual(
+      [hostile[0]!, JSON.stringify(hostile[1]), hostile[2]!].sort(),
+    );
+    for (const r of rejected) {
+      expect(r.key).toBeUndefined();
+      expect(r.reason).toMatch(/\S/);
+    }
+    const coverage = await ap.json<Coverage>(run.outputs[1]!);
+    expect(coverage.kinds[0]!.rejected).toHaveLength(hostile.length);
+    // Nothing of theirs anywhere: not in the bucket, not on s3rver's disk.
+    const theirs = (path: string) => path.includes('passwd') || path.includes('\u0000');
+    for (const key of await ap.keys()) expect(theirs(key) || key.includes('..') || key.includes('//')).toBe(false);
+    expect((await walk(ap.peers.workDir)).filter(theirs)).toEqual([]);
+  });
+
+  it('a dry run plans every file without writing anything', async () => {
+    const before = await ap.keys();
+    const result = await runArchive(ap.config, ap.ports(), { dryRun: true });
+    expect(result.ok).toBe(true);
+    expect(result.counts).toMatchObject({ listed: first.counts.listed, missing: 0, present: first.counts.listed });
+    expect(result.counts).toMatchObject({ notEnabled: 1, rejected: 0, failed: 0 });
+    expect(result.outputs).toEqual([]);
+    expect(await ap.keys()).toEqual(before);
+  });
+});
+
+function clientDataKey(product: string): string {
+  return `pulse/${product}/clientData/2026/11/${product}_clients_${RUN_DATE}.ndjson.gz`;
+}
+
+async function planOf(opts: Parameters<typeof runArchive>[2]): Promise<ArchivePlan> {
+  let plan: ArchivePlan | undefined;
+  await runArchive(ap.config, ap.ports(), { ...opts, dryRun: true, onPlan: (p) => (plan = p) });
+  return plan!;
+}
+
+/** A fetch that adds daily files with these names to every custom events listing, as a hostile service could. */
+function addingListedNames(names: string[]): FetchLike {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.includes('/v3/customEventTracking/listFiles/')) return res;
+    const listing = (await res.json()) as { dailyFiles: unknown[] };
+    for (const fileName of names)
+      listing.dailyFiles.push({ fileName, fileDate: '2026-11-18', uncompressedSizeKB: 1, compressedSizeKB: 1 });
+    const headers = new Headers(res.headers);
+    headers.delete('content-length');
+    return new Response(JSON.stringify(listing), { status: res.status, headers });
+  };
+}
+
+async function walk(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true });
+  return entries.map((e) => join(dir, e));
+}
