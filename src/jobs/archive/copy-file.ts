@@ -11,8 +11,8 @@
  * is versioned), reported as 'republished' with a warning, never a silent overwrite.
  *
  * The SHA-256 goes into the object metadata once the last byte has passed, which a single PutObject (any file
- * shorter than the store's part size) still carries; a multipart upload fixes its metadata when it starts, so a new
- * file that large is stored without `sha256` and is compared by size on later runs (its hash is in the outcome).
+ * shorter than the store's part size) still carries; a multipart upload fixes its metadata when it starts, so every
+ * archived file also gets a `<key>.sha256` checksum file, which later runs compare with.
  *
  * A new file is written conditionally (If-None-Match where the store supports it): when another copier of the same
  * file got there first, its object is compared like any existing one.
@@ -96,6 +96,7 @@ export async function copyFile(task: CopyTask, deps: CopyDeps): Promise<CopyOutc
     if (!existing) {
       try {
         const copied = await withRetries(task, deps, counter, () => transfer(task, deps, { upload: true }));
+        await writeChecksumFile(deps.store, task, copied.sha256, { replace: false });
         return { outcome: 'archived', key, ...copied, attempts: counter.attempts };
       } catch (e) {
         // A conditional write lost to another copier of the same file (a task delivered twice): compare with its copy.
@@ -104,7 +105,7 @@ export async function copyFile(task: CopyTask, deps: CopyDeps): Promise<CopyOutc
       }
     }
     const fresh = await withRetries(task, deps, counter, () => transfer(task, deps, { upload: false }));
-    if (sameFile(existing, fresh, deps.logger))
+    if (await sameFile(deps.store, existing, fresh, deps.logger))
       return { outcome: 'skippedSame', key, ...fresh, attempts: counter.attempts };
     deps.logger.warn('archive: the service republished a file; storing it as a new version', {
       key,
@@ -120,6 +121,7 @@ export async function copyFile(task: CopyTask, deps: CopyDeps): Promise<CopyOutc
     const copied = await withRetries(task, deps, counter, () =>
       transfer(task, deps, { upload: true, republished: expected }),
     );
+    await writeChecksumFile(deps.store, task, copied.sha256, { replace: true });
     return { outcome: 'republished', key, ...copied, attempts: counter.attempts };
   } catch (e) {
     const reason = describe(e);
@@ -133,11 +135,40 @@ export async function copyFile(task: CopyTask, deps: CopyDeps): Promise<CopyOutc
   }
 }
 
-/** Same file: the stored SHA-256 matches; for an object stored without one (a multipart upload), the size. */
-function sameFile(existing: StoredObject, fresh: Transfer, logger: Logger): boolean {
-  const stored = existing.metadata.sha256;
+/** Key of the checksum file beside an archived export, in `sha256sum` format (`sha256sum -c` verifies it). */
+export const checksumKey = (key: string) => `${key}.sha256`;
+
+/**
+ * Every archived file gets a checksum file: a multipart upload fixes its metadata before the last byte (and so
+ * the hash) is known, so large files would otherwise carry no SHA-256 to compare with on later runs.
+ */
+async function writeChecksumFile(store: ArchiveStore, task: CopyTask, sha256: string, opts: { replace: boolean }) {
+  const body = `${sha256}  ${task.fileName}\n`;
+  try {
+    await store.put(checksumKey(task.key), body, {
+      contentType: 'text/plain; charset=utf-8',
+      ifNoneMatch: !opts.replace,
+    });
+  } catch (e) {
+    // Another copier of the same file wrote it first: same file, same checksum.
+    if (!(e instanceof ObjectExistsError)) throw e;
+  }
+}
+
+/** Same file: the SHA-256 in the object's metadata, else in its checksum file, else (neither there) the size. */
+async function sameFile(
+  store: ArchiveStore,
+  existing: StoredObject,
+  fresh: Transfer,
+  logger: Logger,
+): Promise<boolean> {
+  const stored =
+    existing.metadata.sha256 ??
+    /^[0-9a-f]{64}/.exec(
+      new TextDecoder().decode((await store.get(checksumKey(existing.key))) ?? new Uint8Array()),
+    )?.[0];
   if (stored !== undefined) return stored === fresh.sha256;
-  logger.info('archive: the archived object has no sha256 metadata; compared by size', { key: existing.key });
+  logger.info('archive: no SHA-256 recorded for the archived object; compared by size', { key: existing.key });
   return existing.size === fresh.size;
 }
 

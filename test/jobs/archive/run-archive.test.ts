@@ -24,7 +24,7 @@ let first: JobResult;
 let expectedKeys: string[];
 
 const RUN_DATE = '2026-11-20';
-const isExportFile = (key: string) => !/^pulse\/(manifests|coverage)\/|\/clientData\//.test(key);
+const isExportFile = (key: string) => !/^pulse\/(manifests|coverage)\/|\/clientData\/|\.sha256$/.test(key);
 const layout = (product: string, kind: string, fileName: string, date: string) =>
   `pulse/${product}/${kind}/${date.slice(0, 4)}/${date.slice(5, 7)}/${fileName}`;
 
@@ -64,6 +64,12 @@ describe('a full archive run', () => {
     expect(first.ok).toBe(true);
     expect(expectedKeys.length).toBeGreaterThan(300);
     expect((await ap.keys('pulse/')).filter(isExportFile)).toEqual(expectedKeys);
+    // Each export has a checksum file (sha256sum format) holding the SHA-256 of the archived bytes.
+    const checksums = (await ap.keys('pulse/')).filter((k) => k.endsWith('.zip.sha256'));
+    expect(checksums.sort()).toEqual(expectedKeys.map((k) => `${k}.sha256`).sort());
+    const sample = expectedKeys[0]!;
+    const line = new TextDecoder().decode(await ap.peers.archive.get(`${sample}.sha256`));
+    expect(line).toBe(`${sha256((await ap.peers.archive.get(sample))!)}  ${sample.split('/').at(-1)}\n`);
     const listed = expectedKeys.length + 2; // plus one client data file per product
     expect(first.counts).toMatchObject({ listed, archived: listed, skippedSame: 0, republished: 0, failed: 0 });
     expect(first.counts).toMatchObject({ rejected: 0, notEnabled: 1, backfilled: 0 });
