@@ -1,13 +1,14 @@
 /**
- * `npm run bench`: the emulator's, the client's and the weekly digest's performance targets, measured in one run.
- * Every measurement runs in its own child process (bench/child.ts, client.ts, render.ts, charts.ts, bundle.ts,
- * digest.ts) so timings and resident memory are clean. Prints a table and writes bench/RESULTS.md with medians and
- * their ratio to each target (ratio ≤ 1 = target met).
+ * `npm run bench`: the emulator's, the client's, the weekly digest's and the export archive's performance targets,
+ * measured in one run. Every measurement runs in its own child process (bench/child.ts, client.ts, render.ts,
+ * charts.ts, bundle.ts, digest.ts, archive-copy.ts, client-export.ts) so timings and resident memory are clean.
+ * Prints a table and writes bench/RESULTS.md with medians and their ratio to each target (ratio ≤ 1 = target met).
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { type ArchiveCopyResult, archiveNotes, archiveRows, type ClientExportResult } from './archive-results.ts';
 import {
   type BundleResult,
   type ChartsResult,
@@ -94,6 +95,10 @@ log('digest Lambda bundle (esbuild, minified)…');
 const bundle = runScript<BundleResult>(script('bundle'));
 log('10-product digest with +100 ms per report call, concurrent against one after another (about a minute)…');
 const digest = runScript<DigestResult>(script('digest'));
+log('export archive: 1 GiB ZIP, copy against a raw pipe, and the copy of 100 MiB (about 2½ minutes)…');
+const archiveCopy = runScript<ArchiveCopyResult>(script('archive-copy'));
+log('export archive: client data of 1M clients (about a minute)…');
+const clientExport = runScript<ClientExportResult>(script('client-export'));
 
 const rows: Row[] = [
   {
@@ -180,6 +185,7 @@ const rows: Row[] = [
     target: digest.targetRatio,
     detail: `${digest.calls} calls; ${digest.concurrency} in flight ${digest.concurrentMs} ms, one after another ${digest.sequentialMs} ms; median of ${digest.rounds.length} rounds; ${digest.failedCalls.concurrent + digest.failedCalls.sequential} failed calls`,
   },
+  ...archiveRows(archiveCopy, clientExport),
 ];
 
 const table = resultsTable(rows);
@@ -232,6 +238,7 @@ HTTP with keep-alive:
 Client results: overhead ${cl.overhead.overheadMs} ms at p50 (client ${cl.overhead.clientP50Ms} ms, raw fetch ${cl.overhead.rawP50Ms} ms);
 concurrency ratio per round: ${cl.concurrency.rounds.map((r) => r.ratio.toFixed(2)).join(', ')}.
 
-${digestNotes(render, charts, bundle, digest)}`,
+${digestNotes(render, charts, bundle, digest)}
+${archiveNotes(archiveCopy, clientExport)}`,
 );
 log(`\nwrote ${RESULTS}`);
