@@ -1,0 +1,167 @@
+/**
+ * The client data export's target (issue 5: 1 M clients at ≥ 50 k clients/s with flat memory), measured in one run
+ * (`node bench/client-export.ts`, run by bench/run.ts; prints one JSON line, `ClientExportResult`).
+ * Processes: the emulator with 1 M clients runs in a child of its own (`… emulator N`, generation takes ~10 s);
+ * s3rver runs in this process; every measurement runs in a fresh child (`… measure <what> <product> …`):
+ * - `job`: the archive job's client data step (src/jobs/archive/client-data.ts `archiveClientData`: the paged
+ *   client property list [30] → NDJSON → gzip → spool file → the archive store) for the 10 % product (100 k
+ *   clients) and the first product (1 M), so peak RSS can be compared across a 10× difference;
+ * - `pages`: the source alone, `client.allClients` walked to the end without writing anything;
+ * - `export`: the export operation [31] (`exportClientPropertyList`, one streamed CSV) read to the end.
+ * The last two show which side bounds the job. The password is random per run and reaches the children by
+ * environment, never through a command line or their output.
+ */
+import { randomBytes } from 'node:crypto';
+import type { EmulatorOptions } from '../emulator/index.ts';
+import { S3ArchiveStore, s3ClientFor } from '../src/adapters/aws/s3-archive-store.ts';
+import { ReportingClient } from '../src/client/index.ts';
+import { archiveClientData, clientDataFileName } from '../src/jobs/archive/client-data.ts';
+import { systemClock } from '../src/ports/clock.ts';
+import type { Logger } from '../src/ports/logger.ts';
+import type { ClientExportResult, ExportRun } from './archive-results.ts';
+import { benchScript, exitWithParent, peakRssMb, round, runChild, startBenchS3, startPeer } from './processes.ts';
+
+const CLIENTS = 1_000_000;
+const BUCKET = 'pulse-bench';
+const TODAY = '2026-11-20';
+/** The config default of `archive.clientProperties` (src/config/schema.ts). */
+const PROPERTIES: [string, ...string[]] = [
+  'prodVersion',
+  'prodEdition',
+  'licenseKey',
+  'dateInstalled',
+  'dateLastSeen',
+  'geography.country',
+  'os.version',
+];
+const PASSWORD_ENV = 'PULSE_BENCH_EMULATOR_PASSWORD';
+const USER = 'bench@example.com';
+
+type What = ExportRun['what'];
+
+interface EmulatorInfo {
+  baseUrl: string;
+  origin: string;
+  startupMs: number;
+  products: { productId: string; clients: number }[];
+}
+
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+async function serveEmulator(clients: number): Promise<void> {
+  const opts: EmulatorOptions = { clients, seed: 7, today: TODAY, user: USER, password: process.env[PASSWORD_ENV]! };
+  const t0 = performance.now();
+  // Loaded only in the emulator's process: the measuring children import this module too.
+  const { startEmulator } = await import('../emulator/index.ts');
+  const emu = await startEmulator(opts);
+  const info: EmulatorInfo = {
+    baseUrl: emu.baseUrl,
+    origin: emu.origin,
+    startupMs: Math.round(performance.now() - t0),
+    products: emu.products.map((p) => ({ productId: p.productId, clients: p.clients })),
+  };
+  process.on('SIGTERM', () => void emu.close().then(() => process.exit(0)));
+  exitWithParent();
+  console.log(JSON.stringify(info));
+}
+
+/** Counts the data rows of a CSV stream (CRLF-terminated rows; cells in this export never contain line breaks). */
+async function countCsvRows(stream: ReadableStream<Uint8Array>): Promise<number> {
+  let lines = 0;
+  for await (const chunk of stream) for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+  return lines - 1; // the header row
+}
+
+async function measure(what: What, productId: string, baseUrl: string, origin: string, endpoint: string) {
+  const client = new ReportingClient({
+    baseUrl,
+    origin,
+    credentials: { userName: USER, password: process.env[PASSWORD_ENV]! },
+  });
+  const s3 = s3ClientFor({ endpoint });
+  const store = new S3ArchiveStore({ client: s3, bucket: BUCKET });
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let lastByteAt = t0;
+  let bytes = 0;
+  const clients = await client.withSession(async (c): Promise<number> => {
+    if (what === 'pages') {
+      let n = 0;
+      for await (const _ of c.allClients(productId, { properties: PROPERTIES })) n++;
+      return n;
+    }
+    if (what === 'export') {
+      return countCsvRows((await c.exportClientPropertyList(productId, { properties: PROPERTIES })).stream);
+    }
+    const fileName = clientDataFileName(productId, TODAY);
+    const key = `bench/${productId}/${fileName}`;
+    const task = { productId, fileName, fileDate: TODAY, key, properties: PROPERTIES };
+    const onBytes = (n: number) => {
+      bytes += n;
+      lastByteAt = performance.now();
+    };
+    const out = await archiveClientData(task, { client: c, store, clock: systemClock, logger: quiet, onBytes });
+    if (out.outcome !== 'archived') throw new Error(`client data not archived: ${JSON.stringify(out)}`);
+    return Number((await store.head(key))?.metadata['client-count']);
+  });
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  s3.destroy();
+  const heapTotalMb = Math.round(process.memoryUsage().heapTotal / 2 ** 20);
+  (globalThis as { gc?: () => void }).gc?.(); // the child runs with --expose-gc
+  const run: ExportRun = {
+    what,
+    productId,
+    clients,
+    ms: Math.round(ms),
+    clientsPerS: Math.round(clients / (ms / 1000)),
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+    peakRssMb: peakRssMb(),
+    heapTotalMb,
+    liveHeapMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+  };
+  if (what === 'job') Object.assign(run, { bytes, spooledMs: Math.round(lastByteAt - t0) });
+  return run;
+}
+
+async function orchestrate(): Promise<ClientExportResult> {
+  process.env[PASSWORD_ENV] = randomBytes(18).toString('base64url');
+  const emu = await startPeer<EmulatorInfo>(benchScript('client-export'), ['emulator', CLIENTS]);
+  const s3 = await startBenchS3(BUCKET);
+  try {
+    const { baseUrl, origin, products } = emu.info;
+    const largest = products[0]!;
+    const smallest = products.reduce((a, b) => (b.clients < a.clients ? b : a));
+    const run = async (what: What, product: { productId: string; clients: number }) => {
+      const args = ['measure', what, product.productId, baseUrl, origin, s3.endpoint];
+      const r = await runChild<ExportRun>(benchScript('client-export'), args, ['--expose-gc']);
+      if (r.clients !== product.clients) throw new Error(`${what}: ${r.clients} of ${product.clients} clients`);
+      process.stderr.write(`  ${what} ${r.clients} clients: ${r.clientsPerS}/s, peak RSS ${r.peakRssMb} MB\n`);
+      return r;
+    };
+    const small = await run('job', smallest);
+    const large = await run('job', largest);
+    const pages = await run('pages', largest);
+    const exportStream = await run('export', largest);
+    return {
+      clients: largest.clients,
+      properties: PROPERTIES,
+      emulatorStartupMs: emu.info.startupMs,
+      small,
+      large,
+      pages,
+      exportStream,
+      rssRatio: round(large.peakRssMb / small.peakRssMb),
+    };
+  } finally {
+    await s3.close();
+    await emu.stop();
+  }
+}
+
+const [command, ...args] = process.argv.slice(2);
+if (command === 'emulator') await serveEmulator(Number(args[0]));
+else if (command === 'measure') {
+  const [what, productId, baseUrl, origin, endpoint] = args as [What, string, string, string, string];
+  console.log(JSON.stringify(await measure(what, productId, baseUrl, origin, endpoint)));
+} else console.log(JSON.stringify(await orchestrate()));
