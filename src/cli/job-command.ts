@@ -72,7 +72,9 @@ export function report(result: JobResult, json: boolean | undefined, io: CliIo):
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
     io.stdout.write(`${result.job}: ${result.ok ? 'ok' : 'NOT ok'} (${counts})\n`);
-    for (const o of result.outputs) io.stdout.write(`  ${o}\n`);
+    // The full list is in --json; people get the first few.
+    for (const o of result.outputs.slice(0, 4)) io.stdout.write(`  ${o}\n`);
+    if (result.outputs.length > 4) io.stdout.write(`  … and ${result.outputs.length - 4} more (--json lists all)\n`);
     for (const e of result.errors) io.stderr.write(`  error: ${e}\n`);
   }
   return exitCodeOf(result);
