@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { EmulatorOptions } from '../emulator/index.ts';
 import { S3ArchiveStore, s3ClientFor } from '../src/adapters/aws/s3-archive-store.ts';
 import { ReportingClient } from '../src/client/index.ts';
+import { DEFAULT_CLIENT_PROPERTIES } from '../src/config/schema.ts';
 import { archiveClientData, clientDataFileName } from '../src/jobs/archive/client-data.ts';
 import { systemClock } from '../src/ports/clock.ts';
 import type { Logger } from '../src/ports/logger.ts';
@@ -24,16 +25,8 @@ import { benchScript, exitWithParent, peakRssMb, round, runChild, startBenchS3, 
 const CLIENTS = 1_000_000;
 const BUCKET = 'pulse-bench';
 const TODAY = '2026-11-20';
-/** The config default of `archive.clientProperties` (src/config/schema.ts). */
-const PROPERTIES: [string, ...string[]] = [
-  'prodVersion',
-  'prodEdition',
-  'licenseKey',
-  'dateInstalled',
-  'dateLastSeen',
-  'geography.country',
-  'os.version',
-];
+/** The config default of `archive.clientProperties`. */
+const PROPERTIES: [string, ...string[]] = [...DEFAULT_CLIENT_PROPERTIES];
 const PASSWORD_ENV = 'PULSE_BENCH_EMULATOR_PASSWORD';
 const USER = 'bench@example.com';
 

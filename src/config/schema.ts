@@ -36,7 +36,7 @@ export const DIGEST_SECTIONS = [
 
 export const ARCHIVE_KINDS = ['customEvents', 'exceptions', 'rawEvents', 'clientData'] as const;
 export const DEFAULT_KEY_TEMPLATE = '<prefix>/<product>/<kind>/<yyyy>/<mm>/<fileName>';
-const DEFAULT_CLIENT_PROPERTIES = [
+export const DEFAULT_CLIENT_PROPERTIES = [
   'prodVersion',
   'prodEdition',
   'licenseKey',
