@@ -1,12 +1,16 @@
-/** The ports of a Lambda: config from the environment, AWS adapters, credentials from Secrets Manager. */
+/** The ports of the Lambdas: config from the environment, AWS adapters, credentials from Secrets Manager. */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDbArchiveRuns } from '../adapters/aws/dynamodb-archive-runs.ts';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../adapters/aws/dynamodb-ledger.ts';
 import { S3ArchiveStore, s3ClientFor } from '../adapters/aws/s3-archive-store.ts';
 import { readSecretFields, secretJsonProvider } from '../adapters/aws/secrets.ts';
+import { SqsCopyQueue } from '../adapters/aws/sqs-copy-queue.ts';
 import { ConsoleLogger, parseLogLevel } from '../adapters/console-logger.ts';
 import { sesMailer, smtpMailer } from '../adapters/mail/nodemailer-mailer.ts';
 import { ConfigError, parseConfig } from '../config/load.ts';
-import type { PulseConfig } from '../config/schema.ts';
+import type { ArchiveConfig, PulseConfig } from '../config/schema.ts';
+import type { FanOutPorts } from '../jobs/archive/fan-out.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { systemClock } from '../ports/clock.ts';
 import { envCredentials, reportingClientFor } from './service-client.ts';
@@ -22,7 +26,8 @@ export function configFromEnv(env: Env): PulseConfig {
   return parseConfig(raw, 'PULSE_CONFIG_JSON');
 }
 
-export function awsPorts(config: PulseConfig, env: Env): DigestPorts {
+/** What every Lambda needs: a logger, the service client (credentials from Secrets Manager) and the clock. */
+function basePorts(config: PulseConfig, env: Env) {
   const logger = new ConsoleLogger({ service: 'pulse', level: parseLogLevel(env.LOG_LEVEL) ?? 'info' });
   const secrets = new SecretsManagerClient({});
   const { credentials } = config.service;
@@ -30,6 +35,40 @@ export function awsPorts(config: PulseConfig, env: Env): DigestPorts {
     credentials.source === 'secretsManager'
       ? secretJsonProvider(secrets, credentials.secretId)
       : envCredentials(credentials, env);
+  return { logger, secrets, client: reportingClientFor(config.service, provider, logger), clock: systemClock };
+}
+
+function archiveStoreFor(archive: ArchiveConfig): S3ArchiveStore {
+  return new S3ArchiveStore({
+    client: s3ClientFor({}),
+    bucket: archive.bucket,
+    ...(archive.publicBaseUrl ? { publicBaseUrl: archive.publicBaseUrl } : {}),
+  });
+}
+
+function stateTableOf(config: PulseConfig): string {
+  if (!config.state) throw new ConfigError('state.tableName: required in AWS (or PULSE_STATE_TABLE)');
+  return config.state.tableName;
+}
+
+/** The archive's plan step and copier: the copy queue (`PULSE_COPY_QUEUE_URL`) and the run records. */
+export function archiveFanOutPorts(config: PulseConfig, env: Env): FanOutPorts {
+  if (!config.archive) throw new ConfigError('archive: required by the archive functions');
+  if (!env.PULSE_COPY_QUEUE_URL) throw new ConfigError('PULSE_COPY_QUEUE_URL: not set');
+  const { logger, client, clock } = basePorts(config, env);
+  const db = dynamoDocumentClientFor({});
+  return {
+    client,
+    archive: archiveStoreFor(config.archive),
+    clock,
+    logger,
+    queue: new SqsCopyQueue({ client: new SQSClient({}), queueUrl: env.PULSE_COPY_QUEUE_URL }),
+    runs: new DynamoDbArchiveRuns({ client: db, tableName: stateTableOf(config) }),
+  };
+}
+
+export function awsPorts(config: PulseConfig, env: Env): DigestPorts {
+  const { logger, secrets, client, clock } = basePorts(config, env);
   const transport = config.mail.transport;
   const smtpSecret = transport.kind === 'smtp' ? transport.credentialsSecretId : undefined;
   const mailer =
@@ -41,19 +80,12 @@ export function awsPorts(config: PulseConfig, env: Env): DigestPorts {
           secure: transport.secure,
           ...(smtpSecret ? { auth: () => readSecretFields(secrets, smtpSecret, ['user', 'pass'] as const) } : {}),
         });
-  if (!config.state) throw new ConfigError('state.tableName: required in AWS (or PULSE_STATE_TABLE)');
   return {
-    client: reportingClientFor(config.service, provider, logger),
+    client,
     mailer,
-    ledger: new DynamoDbLedger({ client: dynamoDocumentClientFor({}), tableName: config.state.tableName }),
-    archive: config.archive
-      ? new S3ArchiveStore({
-          client: s3ClientFor({}),
-          bucket: config.archive.bucket,
-          ...(config.archive.publicBaseUrl ? { publicBaseUrl: config.archive.publicBaseUrl } : {}),
-        })
-      : undefined,
-    clock: systemClock,
+    ledger: new DynamoDbLedger({ client: dynamoDocumentClientFor({}), tableName: stateTableOf(config) }),
+    archive: config.archive ? archiveStoreFor(config.archive) : undefined,
+    clock,
     logger,
   };
 }

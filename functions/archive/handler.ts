@@ -1,0 +1,25 @@
+/**
+ * Scheduled (daily) Lambda of the export archive's plan step: finish runs whose copies stopped reporting, plan a new
+ * run and send its copy tasks to the copy queue (drained by functions/archive-copy). Thin by design.
+ */
+import { archiveFanOutPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { jobMetricLine } from '../../src/app/job-metric.ts';
+import type { ArchiveKind } from '../../src/config/schema.ts';
+import { type FanOutCounts, startArchiveFanOut } from '../../src/jobs/archive/fan-out.ts';
+import type { JobResult } from '../../src/jobs/job-result.ts';
+
+/** A manual run may narrow it: `{ "detail": { "productIds": ["…"], "kinds": ["rawEvents"] } }`. */
+interface ArchiveEvent {
+  detail?: { productIds?: string[]; kinds?: ArchiveKind[] };
+}
+
+export const handler = async (event: ArchiveEvent = {}): Promise<JobResult<FanOutCounts>> => {
+  const config = configFromEnv(process.env);
+  const ports = archiveFanOutPorts(config, process.env);
+  const { productIds, kinds } = event.detail ?? {};
+  const result = await startArchiveFanOut(config, ports, { productIds, kinds });
+  ports.logger.info('archive plan step finished', { ...result });
+  // Only failures of the plan step itself count here; the copies report theirs when their run finishes.
+  process.stdout.write(jobMetricLine(result));
+  return result;
+};
