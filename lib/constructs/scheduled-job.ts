@@ -1,13 +1,9 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Duration } from 'aws-cdk-lib';
 import { Rule, type Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
+import { PulseFunction } from './pulse-function.ts';
 
 export interface ScheduledJobProps {
   /** Job name: the handler lives in functions/<job>/handler.ts and reports the `JobFailed` metric under it. */
@@ -21,84 +17,14 @@ export interface ScheduledJobProps {
   readonly assets?: Record<string, string>;
 }
 
-const PROJECT_ROOT = new URL('../..', import.meta.url).pathname;
-
-/**
- * One of Pulse's scheduled Lambdas: Node 24 on arm64, bundled by the local esbuild (no Docker), the AWS SDK left to
- * the runtime, an EventBridge schedule, and two alarms to the alarm topic — the function failed, or the job ran and
- * reported a failure (a held digest, a failed copy) through the `Pulse/JobFailed` metric.
- */
-export class ScheduledJob extends Construct {
-  public readonly fn: NodejsFunction;
-
+/** A Pulse function (pulse-function.ts, with both its alarms) on an EventBridge schedule. */
+export class ScheduledJob extends PulseFunction {
   constructor(scope: Construct, id: string, props: ScheduledJobProps) {
-    super(scope, id);
-    const logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_YEAR,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    const copies = Object.entries(props.assets ?? {}).map(
-      ([from, to]) =>
-        `mkdir -p "$(dirname ${JSON.stringify(`OUTPUT/${to}`)})" && cp ${JSON.stringify(`${PROJECT_ROOT}${from}`)} ${JSON.stringify(`OUTPUT/${to}`)}`,
-    );
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: `${PROJECT_ROOT}functions/${props.job}/handler.ts`,
-      handler: 'handler',
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.minutes(5),
-      tracing: Tracing.ACTIVE,
-      logGroup,
-      environment: { ...props.environment, PULSE_JOB: props.job, NODE_OPTIONS: '--enable-source-maps' },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        minify: true,
-        sourceMap: true,
-        // The Node 24 runtime ships the AWS SDK v3; bundling it would only grow the package.
-        externalModules: ['@aws-sdk/*'],
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (_input: string, output: string) => copies.map((c) => c.replaceAll('OUTPUT', output)),
-        },
-      },
-    });
-    // Managed basic-execution policy: it only grants writing to the function's own log streams.
-    Validations.of(this.fn).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      reason: 'AWSLambdaBasicExecutionRole only allows the function to write its own logs.',
-    });
-
+    const { job, schedule, ...rest } = props;
+    super(scope, id, { ...rest, handler: job, jobFailedAlarm: job });
     new Rule(this, 'Schedule', {
-      schedule: props.schedule,
+      schedule,
       targets: [new LambdaFunction(this.fn, { retryAttempts: 2, maxEventAge: Duration.hours(1) })],
     });
-
-    const action = new SnsAction(props.alarmTopic);
-    new Alarm(this, 'Errors', {
-      alarmDescription: `Pulse ${props.job}: the function failed`,
-      metric: this.fn.metricErrors({ period: Duration.hours(1) }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }).addAlarmAction(action);
-    new Alarm(this, 'JobFailed', {
-      alarmDescription: `Pulse ${props.job}: the job reported a failure (see its log for the reasons)`,
-      metric: new Metric({
-        namespace: 'Pulse',
-        metricName: 'JobFailed',
-        dimensionsMap: { job: props.job },
-        statistic: 'Sum',
-        period: Duration.hours(1),
-      }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }).addAlarmAction(action);
   }
 }

@@ -1,4 +1,4 @@
-import { RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Schedule } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -6,9 +6,10 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { PulseConfig } from '../../src/config/schema.ts';
+import type { ArchiveConfig, PulseConfig } from '../../src/config/schema.ts';
 import { assertWholeDays } from '../constructs/assert-whole-days.ts';
 import { EncryptedAlarmTopic } from '../constructs/encrypted-alarm-topic.ts';
+import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ScheduledJob } from '../constructs/scheduled-job.ts';
 import { MAX_OBJECT_LOCK_DAYS, WriteOnceArchiveBucket } from '../constructs/write-once-archive-bucket.ts';
 
@@ -24,7 +25,7 @@ function forAws(config: PulseConfig, secretArn: string): PulseConfig {
 export interface PulseStackProps extends StackProps {
   /** Days each archived export stays immutable under S3 Object Lock. @default 365 */
   readonly archiveRetentionDays?: number;
-  /** The validated pulse.config.json; its digests get the scheduled digest function. */
+  /** The validated pulse.config.json: its digests get the digest function, its archive the archive functions. */
   readonly config?: PulseConfig;
 }
 
@@ -35,6 +36,7 @@ export class PulseStack extends Stack {
   public readonly stateTable: Table;
   public readonly alarmTopic: Topic;
   public readonly digest: ScheduledJob | undefined;
+  public readonly archive: { plan: ScheduledJob; copier: QueueWorker } | undefined;
 
   constructor(scope: Construct, id: string, props: PulseStackProps = {}) {
     super(scope, id, props);
@@ -73,6 +75,68 @@ export class PulseStack extends Stack {
     this.alarmTopic = new EncryptedAlarmTopic(this, 'Alarms', { displayName: 'Pulse alarms' }).topic;
 
     if (props.config && props.config.digests.length > 0) this.digest = this.addDigest(props.config);
+    if (props.config?.archive) this.archive = this.addArchive(props.config, props.config.archive);
+  }
+
+  /** The environment every Pulse function gets: in AWS the credentials always come from the stack's secret. */
+  private jobEnvironment(config: PulseConfig): Record<string, string> {
+    return {
+      PULSE_CONFIG_JSON: JSON.stringify(forAws(config, this.reportingServiceSecret.secretArn)),
+      PULSE_STATE_TABLE: this.stateTable.tableName,
+      PULSE_ARCHIVE_BUCKET: this.archiveBucket.bucketName,
+    };
+  }
+
+  /**
+   * The export archive, fanned out: a daily plan step sends one copy task per file to a queue, drained by copiers
+   * (at most `archive.concurrency` at once, so the Reporting Service sees the same load as a local run).
+   */
+  private addArchive(config: PulseConfig, archive: ArchiveConfig) {
+    const copier = new QueueWorker(this, 'ArchiveCopy', {
+      handler: 'archive-copy',
+      environment: this.jobEnvironment(config),
+      alarmTopic: this.alarmTopic,
+      // A batch of four daily exports well within the limit; memory buys network and CPU for hashing as well.
+      timeout: Duration.minutes(15),
+      memorySize: 1024,
+      batchSize: 4,
+      maxConcurrency: Math.max(2, archive.concurrency),
+    });
+    const plan = new ScheduledJob(this, 'ArchivePlan', {
+      job: 'archive',
+      schedule: Schedule.cron({ minute: '20', hour: '2' }),
+      alarmTopic: this.alarmTopic,
+      timeout: Duration.minutes(15),
+      environment: { ...this.jobEnvironment(config), PULSE_COPY_QUEUE_URL: copier.queue.queueUrl },
+    });
+    copier.fn.addEnvironment('PULSE_COPY_QUEUE_URL', copier.queue.queueUrl);
+    copier.queue.grantSendMessages(plan.fn);
+    for (const fn of [plan.fn, copier.fn]) {
+      this.reportingServiceSecret.grantRead(fn);
+      this.stateTable.grantReadWriteData(fn);
+      this.archiveBucket.encryptionKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          // No delete, no retention changes: the bucket's Object Lock keeps what is written; a republished file
+          // becomes a new version. Multipart uploads need abort, so a failed verification leaves nothing behind.
+          actions: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'],
+          resources: [this.archiveBucket.arnForObjects(`${archive.prefix}/*`)],
+        }),
+      );
+      // Unconditioned: S3 answers HEAD of a missing key with 404 only to callers who may list the bucket (403
+      // otherwise), and the copy step tells "not archived yet" from "archived" by exactly that answer.
+      fn.addToRolePolicy(
+        new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.archiveBucket.bucketArn] }),
+      );
+      acknowledge(fn, [
+        [
+          `AwsSolutions-IAM5[Resource::<ArchiveBucket49F1AC64.Arn>/${archive.prefix}/*]`,
+          'Objects under the archive prefix only: every product, kind and date is written there.',
+        ],
+        ['AwsSolutions-IAM5[Resource::*]', 'X-Ray trace segments have no resource ARN.'],
+      ]);
+    }
+    return { plan, copier };
   }
 
   /** The weekly digest: hourly, so every recipient gets it at their own send time (the job sends once). */
@@ -81,13 +145,7 @@ export class PulseStack extends Stack {
       job: 'digest',
       schedule: Schedule.cron({ minute: '5' }),
       alarmTopic: this.alarmTopic,
-      environment: {
-        // In AWS the credentials always come from the stack's secret, whatever the config file says.
-        PULSE_CONFIG_JSON: JSON.stringify(forAws(config, this.reportingServiceSecret.secretArn)),
-        PULSE_STATE_TABLE: this.stateTable.tableName,
-        PULSE_ARCHIVE_BUCKET: this.archiveBucket.bucketName,
-        PULSE_TEMPLATES_DIR: '/var/task/templates',
-      },
+      environment: { ...this.jobEnvironment(config), PULSE_TEMPLATES_DIR: '/var/task/templates' },
       assets: {
         'build/templates/digest.html': 'templates/digest.html',
         'build/templates/failure-notice.html': 'templates/failure-notice.html',

@@ -1,0 +1,99 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+
+export interface PulseFunctionProps {
+  /** The handler lives in functions/<handler>/handler.ts. */
+  readonly handler: string;
+  readonly environment: Record<string, string>;
+  readonly alarmTopic: ITopic;
+  readonly timeout?: Duration;
+  readonly memorySize?: number;
+  /** Files copied next to the bundle (e.g. compiled email templates): source path → file name in the asset. */
+  readonly assets?: Record<string, string>;
+  /** The job whose `Pulse/JobFailed` metric gets an alarm here; none when another function's alarm watches it. */
+  readonly jobFailedAlarm?: string;
+}
+
+const PROJECT_ROOT = new URL('../..', import.meta.url).pathname;
+
+/**
+ * One of Pulse's Lambdas: Node 24 on arm64, bundled by the local esbuild (no Docker), the AWS SDK left to the
+ * runtime, logs kept a year, and alarms to the alarm topic — the function failed, or the job ran and reported a
+ * failure (a held digest, a failed copy) through the `Pulse/JobFailed` metric.
+ */
+export class PulseFunction extends Construct {
+  public readonly fn: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: PulseFunctionProps) {
+    super(scope, id);
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_YEAR,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const copies = Object.entries(props.assets ?? {}).map(
+      ([from, to]) =>
+        `mkdir -p "$(dirname ${JSON.stringify(`OUTPUT/${to}`)})" && cp ${JSON.stringify(`${PROJECT_ROOT}${from}`)} ${JSON.stringify(`OUTPUT/${to}`)}`,
+    );
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: `${PROJECT_ROOT}functions/${props.handler}/handler.ts`,
+      handler: 'handler',
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.minutes(5),
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      environment: { ...props.environment, PULSE_JOB: props.handler, NODE_OPTIONS: '--enable-source-maps' },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        // The Node 24 runtime ships the AWS SDK v3; bundling it would only grow the package.
+        externalModules: ['@aws-sdk/*'],
+        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_input: string, output: string) => copies.map((c) => c.replaceAll('OUTPUT', output)),
+        },
+      },
+    });
+    // Managed basic-execution policy: it only grants writing to the function's own log streams.
+    Validations.of(this.fn).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'AWSLambdaBasicExecutionRole only allows the function to write its own logs.',
+    });
+
+    const action = new SnsAction(props.alarmTopic);
+    new Alarm(this, 'Errors', {
+      alarmDescription: `Pulse ${props.handler}: the function failed`,
+      metric: this.fn.metricErrors({ period: Duration.hours(1) }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(action);
+    if (props.jobFailedAlarm === undefined) return;
+    new Alarm(this, 'JobFailed', {
+      alarmDescription: `Pulse ${props.jobFailedAlarm}: the job reported a failure (see its log for the reasons)`,
+      metric: new Metric({
+        namespace: 'Pulse',
+        metricName: 'JobFailed',
+        dimensionsMap: { job: props.jobFailedAlarm },
+        statistic: 'Sum',
+        period: Duration.hours(1),
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(action);
+  }
+}

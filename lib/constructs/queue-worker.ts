@@ -1,0 +1,71 @@
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { PulseFunction } from './pulse-function.ts';
+
+export interface QueueWorkerProps {
+  /** The handler lives in functions/<handler>/handler.ts. */
+  readonly handler: string;
+  readonly environment: Record<string, string>;
+  readonly alarmTopic: ITopic;
+  readonly timeout: Duration;
+  readonly memorySize?: number;
+  /** Messages per invocation. */
+  readonly batchSize: number;
+  /** Invocations at once: bounds the load (and the sessions) on the Reporting Service. */
+  readonly maxConcurrency: number;
+  /** Deliveries of a message before it is dead-lettered. @default 3 */
+  readonly maxReceiveCount?: number;
+}
+
+/**
+ * A Pulse function draining an SQS queue: encrypted, TLS-only queues; partial batch responses, so only the messages
+ * the function hands back are delivered again; after the last delivery a message goes to the dead-letter queue
+ * (kept 14 days), and any message there raises an alarm: a task is never dropped silently.
+ */
+export class QueueWorker extends Construct {
+  public readonly fn: NodejsFunction;
+  public readonly queue: Queue;
+  public readonly deadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, props: QueueWorkerProps) {
+    super(scope, id);
+    const secure = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
+    this.deadLetterQueue = new Queue(this, 'DeadLetters', { ...secure, retentionPeriod: Duration.days(14) });
+    this.queue = new Queue(this, 'Queue', {
+      ...secure,
+      // AWS's advice for Lambda event sources: six times the function timeout, so a slow try is not delivered twice.
+      visibilityTimeout: Duration.seconds(props.timeout.toSeconds() * 6),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 3 },
+    });
+    const { handler, environment, alarmTopic, timeout, memorySize } = props;
+    this.fn = new PulseFunction(this, 'Worker', {
+      handler,
+      environment,
+      alarmTopic,
+      timeout,
+      ...(memorySize !== undefined ? { memorySize } : {}),
+    }).fn;
+    this.fn.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: props.batchSize,
+        maxConcurrency: props.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    new Alarm(this, 'DeadLettered', {
+      alarmDescription: `Pulse ${handler}: tasks were dead-lettered after their last delivery (see the queue)`,
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(new SnsAction(alarmTopic));
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The archive's functions in the synthesized stack: a daily plan step, a queue of copy tasks drained by a bounded
+ * number of copiers, a dead-letter queue that alarms, and rights that can add to the write-once archive but never
+ * take from it.
+ */
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.ts';
+import { synthPulse } from './synth-pulse.ts';
+
+const config = loadConfig(new URL('../../examples/pulse.config.json', import.meta.url).pathname);
+const { template, findings } = synthPulse({ props: { config } });
+
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
+type Resource = { Properties: Record<string, any> };
+const functionOf = (job: string): Resource => {
+  const fns = template.findResources('AWS::Lambda::Function', {
+    Properties: { Environment: { Variables: Match.objectLike({ PULSE_JOB: job }) } },
+  });
+  expect(Object.keys(fns)).toHaveLength(1);
+  return Object.values(fns)[0] as Resource;
+};
+const policyOf = (job: string): string => {
+  const role = functionOf(job).Properties.Role['Fn::GetAtt'][0];
+  const policies = template.findResources('AWS::IAM::Policy', {
+    Properties: { Roles: Match.arrayWith([{ Ref: role }]) },
+  });
+  return JSON.stringify(policies);
+};
+
+describe('archive functions', () => {
+  it('plans daily and copies on Node 24 / arm64, with the config (credentials from the secret) and the queue', () => {
+    for (const job of ['archive', 'archive-copy']) {
+      const fn = functionOf(job);
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 900 });
+      const env = fn.Properties.Environment.Variables;
+      expect(Object.keys(env)).toEqual(
+        expect.arrayContaining([
+          'PULSE_CONFIG_JSON',
+          'PULSE_STATE_TABLE',
+          'PULSE_ARCHIVE_BUCKET',
+          'PULSE_COPY_QUEUE_URL',
+        ]),
+      );
+      expect(JSON.stringify(env.PULSE_CONFIG_JSON)).toContain('secretsManager');
+    }
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(20 2 * * ? *)' });
+  });
+
+  it('drains the copy queue in batches of four with partial batch responses, at most archive.concurrency at once', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 4,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: Math.max(2, config.archive!.concurrency) },
+    });
+  });
+
+  it('retries a task three times, then dead-letters it and raises an alarm; both queues encrypted', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 6 * 900,
+      RedrivePolicy: { maxReceiveCount: 3, deadLetterTargetArn: Match.anyValue() },
+      SqsManagedSseEnabled: true,
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      MessageRetentionPeriod: 14 * 86_400,
+      SqsManagedSseEnabled: true,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: 1,
+      AlarmActions: Match.anyValue(),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'JobFailed',
+      Dimensions: [{ Name: 'job', Value: 'archive' }],
+    });
+  });
+
+  it('may add objects under the archive prefix but never delete them or change their retention', () => {
+    for (const job of ['archive', 'archive-copy']) {
+      const policy = policyOf(job);
+      expect(policy).toContain(`/${config.archive!.prefix}/*`);
+      expect(policy).toContain('s3:PutObject');
+      for (const forbidden of ['s3:DeleteObject', 's3:PutObjectRetention', 's3:BypassGovernanceRetention', 's3:*'])
+        expect(policy).not.toContain(`"${forbidden}`);
+    }
+    expect(policyOf('archive')).toContain('sqs:SendMessage');
+    expect(policyOf('archive-copy')).not.toContain('sqs:SendMessage');
+  });
+
+  it('passes the cdk-nag AwsSolutions checks', () => {
+    expect(findings).toEqual([]);
+  });
+});
