@@ -1,20 +1,13 @@
 import { Duration } from 'aws-cdk-lib';
 import { Rule, type Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { PulseFunction } from './pulse-function.ts';
+import { PulseFunction, type PulseFunctionProps } from './pulse-function.ts';
 
-export interface ScheduledJobProps {
+export interface ScheduledJobProps extends Omit<PulseFunctionProps, 'handler' | 'jobFailedAlarm'> {
   /** Job name: the handler lives in functions/<job>/handler.ts and reports the `JobFailed` metric under it. */
   readonly job: string;
   readonly schedule: Schedule;
-  readonly environment: Record<string, string>;
-  readonly alarmTopic: ITopic;
-  readonly timeout?: Duration;
-  readonly memorySize?: number;
-  /** Files copied next to the bundle (e.g. compiled email templates): source path → file name in the asset. */
-  readonly assets?: Record<string, string>;
 }
 
 /** A Pulse function (pulse-function.ts, with both its alarms) on an EventBridge schedule. */
