@@ -1,8 +1,11 @@
 /** `pulse archive`: the verified, write-once export archive (see README "Export archive"). */
 import { ARCHIVE_KINDS, type ArchiveKind } from '../config/schema.ts';
+import { verifyManifestChain } from '../jobs/archive/manifest.ts';
 import type { ArchivePlan } from '../jobs/archive/plan.ts';
 import { terminalProgress } from '../jobs/archive/progress.ts';
 import { runArchive } from '../jobs/archive/run-archive.ts';
+import type { JobResult } from '../jobs/job-result.ts';
+import type { ArchiveStore } from '../ports/archive-store.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import { JOB_OPTIONS, JOB_OPTIONS_HELP, openRuntime, report } from './job-command.ts';
 
@@ -16,7 +19,10 @@ Options:
 ${JOB_OPTIONS_HELP}
   --product ID       only this product (repeatable; must be in the config)
   --kind KIND        only this kind (repeatable): ${ARCHIVE_KINDS.join(', ')}
+  --verify           copy nothing: check the manifests' hash chain (every manifest links to the one before it
+                     with that one's SHA-256) and list each break
 
+With --verify the exit code is 1 when a manifest was deleted, altered or inserted.
 With --dry-run the plan is printed (files per product and kind, what would be copied) and nothing is copied.
 Exit codes: 0 everything archived (or already there), 1 a file or listing failed or a name was rejected,
 2 usage or configuration error.
@@ -27,6 +33,7 @@ export async function archiveCommand(args: string[], io: CliIo): Promise<number>
     ...JOB_OPTIONS,
     product: { type: 'string', multiple: true },
     kind: { type: 'string', multiple: true },
+    verify: { type: 'boolean' },
   });
   if (values.help) {
     io.stdout.write(ARCHIVE_HELP);
@@ -44,6 +51,7 @@ export async function archiveCommand(args: string[], io: CliIo): Promise<number>
   try {
     const { config, ports } = runtime;
     if (!config.archive || !ports.archive) throw new UsageError('archive: the config has no "archive" section');
+    if (values.verify) return report(await verifyChain(ports.archive, config.archive.prefix), json, io);
     const known = new Set(config.products.map((p) => p.id));
     for (const id of productIds ?? []) {
       if (!known.has(id)) throw new UsageError(`--product ${id}: not in the config's products`);
@@ -64,6 +72,18 @@ export async function archiveCommand(args: string[], io: CliIo): Promise<number>
   } finally {
     await runtime.close();
   }
+}
+
+/** `--verify`: the manifest chain's report as a job result (counts, the latest manifest, one error per break). */
+async function verifyChain(store: ArchiveStore, prefix: string): Promise<JobResult> {
+  const chain = await verifyManifestChain(store, prefix);
+  return {
+    job: 'archive-verify',
+    ok: chain.ok,
+    counts: { manifests: chain.manifests, breaks: chain.breaks.length },
+    outputs: chain.latest ? [chain.latest] : [],
+    errors: chain.breaks.map((b) => `${b.key}: ${b.problem}`),
+  };
 }
 
 /** One line per product and kind: what the copy step would do. */

@@ -4,7 +4,7 @@
  * keeps them short.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,25 @@ describe('pulse archive --local', () => {
     expect(counts.missing).toBeGreaterThan(0);
     expect(counts.present).toBe(listed);
     expect(jsonResult(planJson.stdout).outputs).toEqual([]);
+  });
+
+  it('--verify checks the manifest chain: 0 when whole, 1 naming the manifest whose predecessor was altered', async () => {
+    const workDir = join(tmp, 'verify');
+    for (let i = 0; i < 2; i++) expect((await local(workDir, '--kind', 'rawEvents')).code).toBe(0);
+    const whole = await local(workDir, '--verify', '--json');
+    expect(whole.code).toBe(0);
+    const report = jsonResult(whole.stdout);
+    expect(report).toMatchObject({ job: 'archive-verify', ok: true, counts: { manifests: 2, breaks: 0 }, errors: [] });
+
+    // Alter the first manifest behind Pulse's back (s3rver keeps objects as files under the work dir).
+    const folder = join(workDir, 's3', 'pulse-archive', 'pulse', 'manifests');
+    const [first] = (await readdir(folder)).filter((f) => f.endsWith('.json._S3rver_object')).sort();
+    const file = join(folder, first!);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('"archived"', '"ARCHIVED"'));
+    const broken = await local(workDir, '--verify');
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/^archive-verify: NOT ok \(manifests 2, breaks 1\)/);
+    expect(broken.stderr).toMatch(/error: pulse\/manifests\/.*\.json: previous manifest .* was altered/);
   });
 
   it('exits 1 when a listing fails, naming it', async () => {
