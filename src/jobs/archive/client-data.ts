@@ -1,12 +1,13 @@
 /**
- * The client data archive: every client of a product with the configured properties, read page by page through the
- * client property list, written as gzip-compressed NDJSON (one object per client, values as the service sent them,
- * `"<NULL>"` included). One file per product and UTC day; an existing one is left alone.
+ * The client data archive: every client of a product with the configured properties, written as gzip-compressed
+ * NDJSON (one object per client, values as the service sent them, `"<NULL>"` included). The clients come from the
+ * export operation's CSV stream, or page by page from the client property list (client-ndjson.ts). One file per
+ * product and UTC day; an existing one is left alone.
  *
  * The object's metadata carries its SHA-256 and client count, which are only known at the end of the stream, while
- * S3 takes metadata at the start of an upload. So the stream is spooled through a temporary file (memory stays flat,
- * back-pressure all the way from the upload to the page requests), then uploaded with its checksum, which the store
- * verifies before the object is committed.
+ * S3 takes metadata at the start of an upload. So the stream is spooled through a temporary file (back-pressure from
+ * the file to the service's stream), then uploaded with its checksum, which the store verifies before the object
+ * is committed. Any failure on the way (a malformed CSV, a broken stream) fails the file before anything is put.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -16,10 +17,11 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import type { ClientRecord, ReportingClient } from '../../client/index.ts';
+import type { ReportingClient } from '../../client/index.ts';
 import { type ArchiveStore, ObjectExistsError } from '../../ports/archive-store.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Logger } from '../../ports/logger.ts';
+import { type ClientSource, clientNdjson } from './client-ndjson.ts';
 import type { CopyOutcome } from './copy-file.ts';
 
 export const clientDataFileName = (productId: string, date: string): string => `${productId}_clients_${date}.ndjson.gz`;
@@ -30,6 +32,8 @@ export interface ClientDataTask {
   fileDate: string;
   key: string;
   properties: string[];
+  /** Where the clients come from (client-ndjson.ts): the export [31] by default, else the paged list [30]. */
+  source?: ClientSource;
 }
 
 export interface ClientDataDeps {
@@ -40,16 +44,12 @@ export interface ClientDataDeps {
   onBytes?: ((n: number) => void) | undefined;
 }
 
-/** Lines are handed on in batches of about this many characters, not one write per client. */
-const BATCH_CHARS = 64 * 1024;
-
 export async function archiveClientData(task: ClientDataTask, deps: ClientDataDeps): Promise<CopyOutcome> {
   const existing = await deps.store.head(task.key);
   if (existing) return skippedSame(task.key, existing.size, existing.metadata);
   const dir = await mkdtemp(join(tmpdir(), 'pulse-clients-'));
   const spool = join(dir, task.fileName);
   try {
-    let clients = 0;
     const hash = createHash('sha256');
     let size = 0;
     const measure = new Transform({
@@ -60,10 +60,10 @@ export async function archiveClientData(task: ClientDataTask, deps: ClientDataDe
         done(null, chunk);
       },
     });
-    const lines = ndjsonBatches(deps.client.allClients(task.productId, { properties: task.properties }), () => {
-      clients++;
-    });
-    await pipeline(Readable.from(lines), createGzip(), measure, createWriteStream(spool));
+    const source = clientNdjson(deps.client, task.productId, task.properties, task.source);
+    // Byte mode: the readable holds one chunk ahead, not sixteen.
+    await pipeline(Readable.from(source.lines, { objectMode: false }), createGzip(), measure, createWriteStream(spool));
+    const clients = source.count();
     const digest = hash.digest();
     const sha256 = digest.toString('hex');
     const stored = await deps.store.put(task.key, createReadStream(spool), {
@@ -106,18 +106,4 @@ function propertiesMetadata(properties: string[]): Record<string, string> {
 
 function skippedSame(key: string, size: number, metadata: Record<string, string>): CopyOutcome {
   return { outcome: 'skippedSame', key, size, sha256: metadata.sha256 ?? '', attempts: 0 };
-}
-
-/** NDJSON text of the clients in batches; `counted` is called once per client. */
-async function* ndjsonBatches(clients: AsyncIterable<ClientRecord>, counted: () => void): AsyncGenerator<string> {
-  let batch = '';
-  for await (const c of clients) {
-    counted();
-    batch += `${JSON.stringify(c)}\n`;
-    if (batch.length >= BATCH_CHARS) {
-      yield batch;
-      batch = '';
-    }
-  }
-  if (batch !== '') yield batch;
 }
