@@ -3,11 +3,14 @@
  * (`node bench/client-export.ts`, run by bench/run.ts; prints one JSON line, `ClientExportResult`).
  * Processes: the emulator with 1 M clients runs in a child of its own (`… emulator N`, generation takes ~10 s);
  * s3rver runs in this process; every measurement runs in a fresh child (`… measure <what> <product> …`):
- * - `job`: the archive job's client data step (src/jobs/archive/client-data.ts `archiveClientData`: the paged
- *   client property list [30] → NDJSON → gzip → spool file → the archive store) for the 10 % product (100 k
- *   clients) and the first product (1 M), so peak RSS can be compared across a 10× difference;
- * - `pages`: the source alone, `client.allClients` walked to the end without writing anything;
- * - `export`: the export operation [31] (`exportClientPropertyList`, one streamed CSV) read to the end.
+ * - `job`: the archive job's client data step as configured by default (src/jobs/archive/client-data.ts
+ *   `archiveClientData`: the export operation [31]'s CSV → NDJSON → gzip → spool file → the archive store) for the
+ *   10 % product (100 k clients) and the first product (1 M), ROUNDS times each, taking turns, so peak RSS can be
+ *   compared across a 10× difference;
+ * - `jobPages`: the same step reading the paged client property list [30] instead (the job before the export
+ *   became its source), once per product;
+ * - `pages`: that source alone, `client.allClients` walked to the end without writing anything;
+ * - `export`: the export operation [31] alone (`exportClientPropertyList`, one streamed CSV) read to the end.
  * The last two show which side bounds the job. The password is random per run and reaches the children by
  * environment, never through a command line or their output.
  */
@@ -20,9 +23,20 @@ import { archiveClientData, clientDataFileName } from '../src/jobs/archive/clien
 import { systemClock } from '../src/ports/clock.ts';
 import type { Logger } from '../src/ports/logger.ts';
 import type { ClientExportResult, ExportRun } from './archive-results.ts';
-import { benchScript, exitWithParent, peakRssMb, round, runChild, startBenchS3, startPeer } from './processes.ts';
+import {
+  benchScript,
+  exitWithParent,
+  median,
+  peakRssMb,
+  round,
+  runChild,
+  startBenchS3,
+  startPeer,
+} from './processes.ts';
 
 const CLIENTS = 1_000_000;
+/** Processes per product for the job: peak RSS varies with when V8 happens to collect. */
+const ROUNDS = 3;
 const BUCKET = 'pulse-bench';
 const TODAY = '2026-11-20';
 /** The config default of `archive.clientProperties`. */
@@ -77,6 +91,8 @@ async function measure(what: What, productId: string, baseUrl: string, origin: s
   const t0 = performance.now();
   let lastByteAt = t0;
   let bytes = 0;
+  let startRssMb = 0;
+  let spooledPeakRssMb = 0;
   const clients = await client.withSession(async (c): Promise<number> => {
     if (what === 'pages') {
       let n = 0;
@@ -87,12 +103,16 @@ async function measure(what: What, productId: string, baseUrl: string, origin: s
       return countCsvRows((await c.exportClientPropertyList(productId, { properties: PROPERTIES })).stream);
     }
     const fileName = clientDataFileName(productId, TODAY);
-    const key = `bench/${productId}/${fileName}`;
-    const task = { productId, fileName, fileDate: TODAY, key, properties: PROPERTIES };
+    const key = `bench/${what}/${randomBytes(4).toString('hex')}/${fileName}`;
+    const source = what === 'jobPages' ? 'pages' : 'export';
+    const task = { productId, fileName, fileDate: TODAY, key, properties: PROPERTIES, source } as const;
+    // Called for every gzip chunk written to the spool file: the peak up to the last one is the spooling's.
     const onBytes = (n: number) => {
       bytes += n;
       lastByteAt = performance.now();
+      spooledPeakRssMb = peakRssMb();
     };
+    startRssMb = peakRssMb();
     const out = await archiveClientData(task, { client: c, store, clock: systemClock, logger: quiet, onBytes });
     if (out.outcome !== 'archived') throw new Error(`client data not archived: ${JSON.stringify(out)}`);
     return Number((await store.head(key))?.metadata['client-count']);
@@ -113,7 +133,8 @@ async function measure(what: What, productId: string, baseUrl: string, origin: s
     heapTotalMb,
     liveHeapMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
   };
-  if (what === 'job') Object.assign(run, { bytes, spooledMs: Math.round(lastByteAt - t0) });
+  if (what === 'job' || what === 'jobPages')
+    Object.assign(run, { bytes, spooledMs: Math.round(lastByteAt - t0), startRssMb, spooledPeakRssMb });
   return run;
 }
 
@@ -132,19 +153,36 @@ async function orchestrate(): Promise<ClientExportResult> {
       process.stderr.write(`  ${what} ${r.clients} clients: ${r.clientsPerS}/s, peak RSS ${r.peakRssMb} MB\n`);
       return r;
     };
-    const small = await run('job', smallest);
-    const large = await run('job', largest);
+    const small: ExportRun[] = [];
+    const large: ExportRun[] = [];
+    for (let turn = 0; turn < ROUNDS; turn++) {
+      // Taking turns at going first, so neither size always meets the machine in the same state.
+      if (turn % 2 === 0) small.push(await run('job', smallest));
+      large.push(await run('job', largest));
+      if (turn % 2 === 1) small.push(await run('job', smallest));
+    }
+    const pagesSmall = await run('jobPages', smallest);
+    const pagesLarge = await run('jobPages', largest);
     const pages = await run('pages', largest);
     const exportStream = await run('export', largest);
+    const peak = (rs: ExportRun[]) => median(rs.map((r) => r.peakRssMb));
+    const spooledPeak = (rs: ExportRun[]) => median(rs.map((r) => r.spooledPeakRssMb ?? r.peakRssMb));
     return {
       clients: largest.clients,
       properties: PROPERTIES,
       emulatorStartupMs: emu.info.startupMs,
       small,
       large,
+      pagesSmall,
+      pagesLarge,
       pages,
       exportStream,
-      rssRatio: round(large.peakRssMb / small.peakRssMb),
+      clientsPerS: median(large.map((r) => r.clientsPerS)),
+      peakRssSmallMb: peak(small),
+      peakRssLargeMb: peak(large),
+      rssRatio: round(peak(large) / peak(small)),
+      spooledRssRatio: round(spooledPeak(large) / spooledPeak(small)),
+      pagesRssRatio: round(pagesLarge.peakRssMb / pagesSmall.peakRssMb),
     };
   } finally {
     await s3.close();
