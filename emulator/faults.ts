@@ -28,6 +28,8 @@ export interface FaultRule {
   sessionExpiresAfterRequests?: number;
   /** Download faults on the storage listener. */
   truncateDownloadRate?: number;
+  /** Share of downloads that send their headers and about half of the body, then nothing, keeping the connection. */
+  stallDownloadRate?: number;
   downloadBytesPerSecond?: number;
   expiredDownloadRate?: number;
   /** Open daily files report `isAvailable: false` while this is true. */
@@ -59,6 +61,7 @@ const RATE_KEYS = [
   'rateLimitRate',
   'cookieMissingRate',
   'truncateDownloadRate',
+  'stallDownloadRate',
   'expiredDownloadRate',
 ] as const;
 const KNOWN = new Set<string>([
@@ -204,6 +207,7 @@ export class FaultInjector {
       const { rule } = r;
       const f: DownloadFault = {};
       if (this.roll(rule.truncateDownloadRate)) f.truncate = true;
+      if (this.roll(rule.stallDownloadRate)) f.stall = true;
       if (this.roll(rule.expiredDownloadRate)) f.expired = true;
       if (rule.downloadBytesPerSecond) f.bytesPerSecond = rule.downloadBytesPerSecond;
       if (Object.keys(f).length > 0) {

@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 export type DownloadFault = {
   /** Announce the full Content-Length but close the socket after about half of the bytes. */
   truncate?: boolean;
+  /** Announce the full Content-Length, send about half of the bytes, then nothing more; the connection stays open. */
+  stall?: boolean;
   /** Throttle the body to about this many bytes per second. */
   bytesPerSecond?: number;
   /** Answer 403 as if the URL had expired. */
@@ -213,17 +215,19 @@ function escapeXml(text: string): string {
   return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Writes the body, honouring throttle and truncation faults; stops quietly if the client leaves. */
+/** Writes the body, honouring throttle, truncation and stall faults; stops quietly if the client leaves. */
 function sendBody(res: ServerResponse, body: Uint8Array, fault: DownloadFault | undefined): void {
-  const stopAt = fault?.truncate === true ? Math.floor(body.length / 2) : body.length;
+  const stall = fault?.stall === true;
+  const stopAt = fault?.truncate === true || stall ? Math.floor(body.length / 2) : body.length;
   const rate = fault?.bytesPerSecond;
   if (stopAt === body.length && (rate === undefined || rate <= 0)) {
     res.end(body);
     return;
   }
   const cutOff = (): void => {
-    // Content-Length promised more, so the client sees a premature close rather than a complete file.
-    res.socket?.destroy();
+    // Content-Length promised more, so the client sees a premature close rather than a complete file; a stalled
+    // download just sends nothing more (the client leaves, or close() ends the connection).
+    if (!stall) res.socket?.destroy();
   };
   if (rate === undefined || rate <= 0) {
     res.flushHeaders();

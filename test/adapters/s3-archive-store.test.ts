@@ -2,7 +2,7 @@
  * S3ArchiveStore against s3rver on 127.0.0.1 (real S3 wire protocol, files on disk). The faults s3rver cannot
  * produce are in s3-archive-store-faults.test.ts.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +49,42 @@ function recordingClient(): { client: S3Client; sent: string[] } {
     { step: 'initialize' },
   );
   return { client: recording, sent };
+}
+
+interface WireRequest {
+  command: string;
+  headers: Record<string, string>;
+  bodyHex: string;
+  bodyBase64: string;
+  bytes: number;
+}
+
+/**
+ * A client of the peer that records each signed request as it goes out: its headers and the SHA-256 of its body,
+ * taken at that moment (part buffers are reused once their part is uploaded).
+ */
+function wireRecordingClient(): { client: S3Client; wire: WireRequest[] } {
+  const wire: WireRequest[] = [];
+  const recording = s3ClientFor({ endpoint: peer.endpoint });
+  // The deserialize step runs last, with the request as it is sent: serialized, checksummed and signed.
+  recording.middlewareStack.add(
+    (next, context) => async (args) => {
+      const request = args.request as { headers: Record<string, string>; body: unknown };
+      if (request.body instanceof Uint8Array) {
+        const digest = createHash('sha256').update(request.body).digest();
+        wire.push({
+          command: context.commandName ?? '?',
+          headers: { ...request.headers },
+          bodyHex: digest.toString('hex'),
+          bodyBase64: digest.toString('base64'),
+          bytes: request.body.byteLength,
+        });
+      }
+      return next(args);
+    },
+    { step: 'deserialize' },
+  );
+  return { client: recording, wire };
 }
 
 describe('S3ArchiveStore against s3rver', () => {
@@ -140,6 +176,30 @@ describe('S3ArchiveStore against s3rver', () => {
       'UploadPartCommand',
       'CompleteMultipartUploadCommand',
     ]);
+    recording.destroy();
+  });
+
+  it('signs every part and single PUT with the SHA-256 it sends as checksum, that of the bytes on the wire', async () => {
+    const data = patternBytes(11 * MiB + 5, 9);
+    const { client: recording, wire } = wireRecordingClient();
+    const small = new S3ArchiveStore({ client: recording, bucket: BUCKET, partSize: 5 * MiB, queueSize: 2 });
+    const key = `exports/${randomUUID()}/signed.zip`;
+    await small.put(key, chunked(data), { contentType: 'application/zip' });
+    await small.put(`${key}.one-part`, chunked(data.subarray(0, MiB)), { contentType: 'application/zip' });
+    await small.put(`${key}.sha256`, 'checksum file', { contentType: 'text/plain' });
+    expect(wire.map((w) => [w.command, w.bytes])).toEqual([
+      ['UploadPartCommand', 5 * MiB],
+      ['UploadPartCommand', 5 * MiB],
+      ['UploadPartCommand', MiB + 5],
+      ['PutObjectCommand', MiB],
+      ['PutObjectCommand', 'checksum file'.length],
+    ]);
+    for (const w of wire) {
+      expect(w.headers['x-amz-content-sha256']).toBe(w.bodyHex);
+      expect(w.headers['x-amz-checksum-sha256']).toBe(w.bodyBase64);
+      expect(w.headers.authorization).toMatch(/SignedHeaders=[^,]*x-amz-content-sha256/);
+    }
+    expect(Buffer.from((await store.get(key))!).equals(data)).toBe(true);
     recording.destroy();
   });
 

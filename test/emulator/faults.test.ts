@@ -87,5 +87,8 @@ describe('fault profiles', () => {
     const f = new FaultInjector({ rules: [{ path: '_cust_', truncateDownloadRate: 1, downloadBytesPerSecond: 1000 }] });
     expect(f.forDownload('1/cust/1_cust_2026-11-01.zip')).toEqual({ truncate: true, bytesPerSecond: 1000 });
     expect(f.forDownload('1/exc/1_exc_2026-11-01.zip')).toBeUndefined();
+    const stalling = new FaultInjector({ rules: [{ path: '_exc_', stallDownloadRate: 1, times: 1 }] });
+    expect(stalling.forDownload('1/exc/1_exc_2026-11-01.zip')).toEqual({ stall: true });
+    expect(stalling.forDownload('1/exc/1_exc_2026-11-01.zip')).toBeUndefined();
   });
 });

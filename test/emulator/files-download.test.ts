@@ -162,6 +162,22 @@ describe('customEventsDownloadUrl [26]', () => {
     const ok = await fetchZip(await urlFor(s, CUST, custName(formatDay(TODAY - 4))));
     expect(csvRows(ok.bytes).length).toBeGreaterThan(1);
   });
+
+  it('stalls downloads under a stall fault: half the body, then nothing while the connection stays open', async () => {
+    const date = formatDay(TODAY - 5);
+    const full = await fetchZip(await urlFor(s, CUST, custName(date)));
+    emu.faults.set({ rules: [{ path: `_cust_${date}`, stallDownloadRate: 1 }] });
+    const res = await fetch(await urlFor(s, CUST, custName(date)));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String(full.bytes.length));
+    const reader = res.body!.getReader();
+    let received = 0;
+    while (received < Math.floor(full.bytes.length / 2)) received += (await reader.read()).value!.byteLength;
+    expect(received).toBe(Math.floor(full.bytes.length / 2));
+    const next = await Promise.race([reader.read(), new Promise((r) => setTimeout(() => r('stalled'), 300))]);
+    expect(next).toBe('stalled');
+    await reader.cancel();
+  });
 });
 
 describe('exceptionsDownloadUrl [29] and rawEventsDownloadUrl [33]', () => {

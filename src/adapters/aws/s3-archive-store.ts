@@ -31,7 +31,7 @@ import {
   MIN_PART_SIZE,
   putObject,
   type StreamUploadResult,
-  sha256Base64,
+  sha256,
   uploadStream,
 } from './s3-multipart-upload.ts';
 
@@ -116,8 +116,8 @@ export class S3ArchiveStore implements ArchiveStore {
       let res: StreamUploadResult;
       if (typeof body === 'string' || body instanceof Uint8Array) {
         const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-        const digest = sha256Base64(bytes);
-        if (opts.sha256Base64 !== undefined && opts.sha256Base64 !== digest) {
+        const digest = sha256(bytes);
+        if (opts.sha256Base64 !== undefined && opts.sha256Base64 !== digest.toString('base64')) {
           throw new ChecksumMismatchError(`archive object ${key}: SHA-256 of the body does not match the expected one`);
         }
         await opts.verify?.();

@@ -1,12 +1,16 @@
 /**
  * Streams a Readable into S3 with a hand-rolled multipart upload (@aws-sdk/lib-storage is not a dependency).
  * Memory is bounded by (queueSize + 1) × partSize whatever the stream's length: the source is read only as fast as
- * parts can be uploaded. A stream shorter than one part becomes a single PutObject. On any failure (the source
- * errors, a part fails, the checksum does not match, `verify` throws) the upload is aborted, so no object appears; if
- * the abort itself fails, the bucket's lifecycle rule (abortIncompleteMultipartUpload) removes the parts later.
+ * parts can be uploaded, into part buffers that are reused once their part is uploaded. A stream shorter than one
+ * part becomes a single PutObject. On any failure (the source errors, a part fails, the checksum does not match,
+ * `verify` throws) the upload is aborted, so no object appears; if the abort itself fails, the bucket's lifecycle
+ * rule (abortIncompleteMultipartUpload) removes the parts later.
+ *
+ * Each part (and a single PutObject) is hashed once, while it is filled: the SHA-256 goes out both as
+ * ChecksumSHA256 (S3 verifies it, and Object Lock requires an integrity header) and as the SigV4 payload hash
+ * (`x-amz-content-sha256`), which the signer would otherwise compute again over the same bytes.
  */
-import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { createHash, type Hash } from 'node:crypto';
 import {
   AbortMultipartUploadCommand,
   type CompletedPart,
@@ -28,7 +32,8 @@ export interface StreamUploadRequest {
   client: S3Client;
   bucket: string;
   key: string;
-  body: Readable;
+  /** A Readable, or any other async iterable of bytes. */
+  body: AsyncIterable<Uint8Array | string>;
   contentType: string;
   metadata: Record<string, string>;
   ifNoneMatch: boolean;
@@ -45,50 +50,67 @@ export interface StreamUploadResult {
   versionId?: string;
 }
 
-export const sha256Base64 = (data: Uint8Array): string => createHash('sha256').update(data).digest('base64');
+export const sha256 = (data: Uint8Array): Buffer => createHash('sha256').update(data).digest();
+
+/**
+ * A build-step middleware that gives a request `digest` as its SigV4 payload hash: the signer takes an
+ * `x-amz-content-sha256` header that is already there instead of hashing the body itself.
+ */
+const payloadHash = (digest: Buffer) => {
+  const hex = digest.toString('hex');
+  return <A extends { request: unknown }, R>(next: (args: A) => Promise<R>) =>
+    (args: A): Promise<R> => {
+      const request = args.request as { headers?: Record<string, string> };
+      if (request.headers) request.headers['x-amz-content-sha256'] = hex;
+      return next(args);
+    };
+};
+const PAYLOAD_HASH = { step: 'build', name: 'pulsePayloadHash' } as const;
 
 /** One PutObject of bytes whose SHA-256 (`digest`) the caller has computed; S3 verifies it on arrival. */
 export async function putObject(
   req: Omit<StreamUploadRequest, 'body' | 'partSize' | 'queueSize' | 'sha256Base64' | 'verify'>,
   data: Uint8Array,
-  digest: string,
+  digest: Buffer,
 ): Promise<StreamUploadResult> {
-  const res = await req.client.send(
-    new PutObjectCommand({
-      Bucket: req.bucket,
-      Key: req.key,
-      Body: data,
-      ContentType: req.contentType,
-      Metadata: req.metadata,
-      ChecksumSHA256: digest,
-      ...(req.ifNoneMatch ? { IfNoneMatch: '*' } : {}),
-    }),
-  );
+  const command = new PutObjectCommand({
+    Bucket: req.bucket,
+    Key: req.key,
+    Body: data,
+    ContentType: req.contentType,
+    Metadata: req.metadata,
+    ChecksumSHA256: digest.toString('base64'),
+    ...(req.ifNoneMatch ? { IfNoneMatch: '*' } : {}),
+  });
+  command.middlewareStack.add(payloadHash(digest), PAYLOAD_HASH);
+  const res = await req.client.send(command);
   return { size: data.byteLength, ...(res.VersionId ? { versionId: res.VersionId } : {}) };
 }
 
+/** A part being filled: its buffer (reused from an uploaded part when one is free), the bytes in it, their hash. */
+interface Part {
+  buffer: Buffer;
+  used: number;
+  hash: Hash;
+}
+
 export async function uploadStream(req: StreamUploadRequest): Promise<StreamUploadResult> {
-  const { client, bucket, key } = req;
-  // The whole-object hash serves the single PutObject's checksum and the `sha256Base64` check; once the body turns
-  // out to need parts and no hash is expected, it is dropped (a second SHA-256 pass over a large file for nothing).
-  let whole: ReturnType<typeof createHash> | undefined = createHash('sha256');
+  const { client, bucket, key, partSize } = req;
+  // Only an expected hash needs the whole object's: a body of one part is hashed as that part anyway.
+  const whole = req.sha256Base64 !== undefined ? createHash('sha256') : undefined;
+  const free: Buffer[] = [];
+  const nextPart = (): Part => ({
+    buffer: free.pop() ?? Buffer.allocUnsafeSlow(partSize),
+    used: 0,
+    hash: createHash('sha256'),
+  });
   let size = 0;
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
   let uploadId: string | undefined;
   const parts: CompletedPart[] = [];
   const inflight = new Set<Promise<void>>();
   let failure: unknown;
 
-  const takePending = (): Buffer => {
-    const data = Buffer.concat(pending, pendingBytes);
-    pending = [];
-    pendingBytes = 0;
-    return data;
-  };
-
-  const startPart = async (data: Buffer): Promise<void> => {
-    if (req.sha256Base64 === undefined) whole = undefined;
+  const startPart = async (filled: Part): Promise<void> => {
     uploadId ??= (
       await client.send(
         new CreateMultipartUploadCommand({
@@ -102,24 +124,26 @@ export async function uploadStream(req: StreamUploadRequest): Promise<StreamUplo
       )
     ).UploadId;
     const partNumber = parts.length + 1;
-    const checksum = sha256Base64(data);
-    const part: CompletedPart = { PartNumber: partNumber, ChecksumSHA256: checksum };
+    const digest = filled.hash.digest();
+    const part: CompletedPart = { PartNumber: partNumber, ChecksumSHA256: digest.toString('base64') };
     parts.push(part);
+    const command = new UploadPartCommand({
+      Bucket: bucket,
+      Key: key,
+      UploadId: uploadId,
+      PartNumber: partNumber,
+      Body: filled.buffer.subarray(0, filled.used),
+      ContentLength: filled.used,
+      ChecksumSHA256: part.ChecksumSHA256,
+    });
+    command.middlewareStack.add(payloadHash(digest), PAYLOAD_HASH);
     const sending = client
-      .send(
-        new UploadPartCommand({
-          Bucket: bucket,
-          Key: key,
-          UploadId: uploadId,
-          PartNumber: partNumber,
-          Body: data,
-          ContentLength: data.byteLength,
-          ChecksumSHA256: checksum,
-        }),
-      )
+      .send(command)
       .then(
         (res) => {
           part.ETag = res.ETag;
+          // Sent and answered: the buffer is free for the next part. A failed part's is not reused (nothing is).
+          free.push(filled.buffer);
         },
         (e: unknown) => {
           failure ??= e;
@@ -131,29 +155,33 @@ export async function uploadStream(req: StreamUploadRequest): Promise<StreamUplo
     if (failure) throw failure;
   };
 
+  let filling = nextPart();
   try {
     for await (const chunk of req.body) {
       if (failure) throw failure;
-      const buf: Uint8Array = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      whole?.update(buf);
-      size += buf.byteLength;
-      pending.push(buf);
-      pendingBytes += buf.byteLength;
-      if (pendingBytes >= req.partSize) await startPart(takePending());
-    }
-    const digest = whole?.digest('base64');
-    if (req.sha256Base64 !== undefined && req.sha256Base64 !== digest) {
-      throw new ChecksumMismatchError(
-        `archive object ${key}: SHA-256 of the bytes read does not match the expected one`,
-      );
+      let data: Uint8Array = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      whole?.update(data);
+      size += data.byteLength;
+      while (data.byteLength > 0) {
+        const piece = data.subarray(0, partSize - filling.used);
+        filling.buffer.set(piece, filling.used);
+        filling.hash.update(piece);
+        filling.used += piece.byteLength;
+        data = data.subarray(piece.byteLength);
+        if (filling.used === partSize) {
+          await startPart(filling);
+          filling = nextPart();
+        }
+      }
     }
     if (uploadId === undefined) {
-      const data = takePending();
+      const digest = filling.hash.digest();
+      checkExpected(req, key, digest);
       await req.verify?.();
-      // `whole` is only dropped once a part has started, so `digest` is there; the fallback is for the type only.
-      return await putObject(req, data, digest ?? sha256Base64(data));
+      return await putObject(req, filling.buffer.subarray(0, filling.used), digest);
     }
-    if (pendingBytes > 0) await startPart(takePending());
+    if (whole) checkExpected(req, key, whole.digest());
+    if (filling.used > 0) await startPart(filling);
     await Promise.all(inflight);
     if (failure) throw failure;
     await req.verify?.();
@@ -176,5 +204,11 @@ export async function uploadStream(req: StreamUploadRequest): Promise<StreamUplo
         .catch(() => undefined); // best effort; the original failure is what the caller needs to see
     }
     throw e;
+  }
+}
+
+function checkExpected(req: StreamUploadRequest, key: string, digest: Buffer): void {
+  if (req.sha256Base64 !== undefined && req.sha256Base64 !== digest.toString('base64')) {
+    throw new ChecksumMismatchError(`archive object ${key}: SHA-256 of the bytes read does not match the expected one`);
   }
 }

@@ -4,7 +4,8 @@
  * Each attempt asks for a fresh signed URL (they may be single-use and expire), downloads it without service
  * cookies, and streams the body through SHA-256, a byte count and the ZIP check (download-tap.ts) into
  * `store.put`, whose `verify` hook runs before the commit: a truncated or corrupt download is never committed, and
- * is retried (bounded, short backoff) when the failure may pass (download, network, timeout, 5xx, bad ZIP).
+ * is retried (bounded, short backoff) when the failure may pass (download, network, timeout, 5xx, bad ZIP). A body
+ * that stops sending bytes (after its headers) fails after `downloadIdleTimeoutMs` and is retried the same way.
  *
  * An object already at the key is downloaded and hashed again, without uploading: the same SHA-256 → skippedSame;
  * a different one means the service republished the file → uploaded again as a new version of the key (the bucket
@@ -19,9 +20,7 @@
  *
  * File-level failures never throw: they come back as 'failed' with the reason and the attempts made.
  */
-import { Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DownloadError,
@@ -75,6 +74,11 @@ export interface CopyDeps {
   onBytes?: (n: number) => void;
   /** Backoff before retry n is n × this. @default 250 */
   retryDelayMs?: number;
+  /**
+   * A download whose body sends no byte for this long fails with a TimeoutError and is retried with a fresh URL
+   * (the limit on the response headers is the client's `timeoutMs`). @default 30000
+   */
+  downloadIdleTimeoutMs?: number;
 }
 
 const URL_OPERATION = {
@@ -219,11 +223,11 @@ async function transfer(
     'retrieved-at': retrievedAt,
   };
   // Filled in as the last byte passes, before the store reads the end of the body (see the note at the top).
-  const tap = new DownloadTap({
+  const tap = new DownloadTap(download.stream, {
+    idleTimeoutMs: deps.downloadIdleTimeoutMs ?? 30_000,
     onBytes: deps.onBytes,
     onEnd: (end) => Object.assign(metadata, { size: String(end.bytes), sha256: end.sha256 }),
   });
-  const source = Readable.fromWeb(download.stream as WebReadableStream<Uint8Array>);
   const checked = async (): Promise<Transfer> => {
     await tap.verifier.result();
     if (announced !== undefined && tap.bytes !== announced) {
@@ -235,13 +239,13 @@ async function transfer(
   };
   try {
     if (!opts.upload) {
-      await pipeline(source, tap, new Writable({ write: (_chunk, _enc, done) => done() }));
+      for await (const _ of tap.chunks()) {
+        // only the tap's own work: hash, count, check
+      }
       return await checked();
     }
-    const body = source.pipe(tap);
-    source.once('error', (e) => tap.destroy(e)); // pipe() does not forward errors
     const expected = opts.republished;
-    await deps.store.put(task.key, body, {
+    await deps.store.put(task.key, Readable.from(tap.chunks(), { objectMode: false }), {
       contentType: 'application/zip',
       metadata,
       ...(expected === undefined
@@ -252,8 +256,7 @@ async function transfer(
     return await checked();
   } finally {
     // Whatever happened, the connection is not left open (a store that gave up early leaves the body unread).
-    tap.destroy();
-    source.destroy();
+    tap.close();
   }
 }
 

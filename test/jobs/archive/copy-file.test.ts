@@ -7,6 +7,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -240,6 +242,27 @@ describe('copyFile from the emulator to s3rver', () => {
     expect(await store.head(t.key)).toBeUndefined();
   });
 
+  it('times out a download that stalls after its headers, and retries it with a fresh URL', async () => {
+    const t = task(daily.at(-12)!);
+    emu.faults.set({ rules: [{ path: t.fileName, stallDownloadRate: 1, times: 1 }] });
+    const { deps: d, logger } = deps({ downloadIdleTimeoutMs: 200 });
+    const outcome = await copyFile(t, d);
+    expect(outcome).toMatchObject({ outcome: 'archived', attempts: 2 });
+    expect(logger.entries.find((e) => e.message.includes('retrying'))?.data?.reason).toMatch(
+      /^TimeoutError: download: storage sent no bytes for 200 ms \(after \d+ bytes of the body\)$/,
+    );
+    await expectArchivedAsServed(t);
+  });
+
+  it('gives up on a download that always stalls, and commits nothing', async () => {
+    const t = task(daily.at(-13)!);
+    emu.faults.set({ rules: [{ path: t.fileName, stallDownloadRate: 1 }] });
+    const outcome = await copyFile(t, deps({ downloadIdleTimeoutMs: 100 }).deps);
+    expect(outcome).toMatchObject({ outcome: 'failed', key: t.key, attempts: 3 });
+    expect(outcome.outcome === 'failed' && outcome.reason).toMatch(/^TimeoutError: download: storage sent no bytes/);
+    expect(await store.head(t.key)).toBeUndefined();
+  });
+
   it('asks for a fresh URL after an expired one', async () => {
     const t = task(daily.at(-6)!);
     emu.faults.set({ rules: [{ path: t.fileName, expiredDownloadRate: 1, times: 1 }] });
@@ -338,6 +361,28 @@ describe('copyFile with files larger than one part', () => {
     expect(metadata.sha256).toBeUndefined();
     const second = await copyFile(t, deps({ client: bigSource(), store: countingStore(multipart) }).deps);
     expect(second).toEqual({ ...first, outcome: 'skippedSame' });
+  });
+
+  it('times only the wait for bytes, not an upload that is slow to take them', async () => {
+    const multipart = new S3ArchiveStore({ client: s3client, bucket: BUCKET, partSize: 5 * MiB });
+    // The store pauses well past the idle limit before it reads on, as a slow part upload would make it.
+    const slow: ArchiveStore = {
+      ...countingStore(multipart),
+      put: (key, body, opts) => {
+        if (!(body instanceof Readable)) return multipart.put(key, body, opts);
+        async function* paused(source: Readable) {
+          let n = 0;
+          for await (const chunk of source) {
+            if (n++ === 1) await sleep(400);
+            yield chunk as Uint8Array;
+          }
+        }
+        return multipart.put(key, Readable.from(paused(body)), opts);
+      },
+    };
+    const t = task(bigName);
+    const outcome = await copyFile(t, deps({ client: bigSource(), store: slow, downloadIdleTimeoutMs: 100 }).deps);
+    expect(outcome).toMatchObject({ outcome: 'archived', size: bigZip.length, sha256: sha256(bigZip), attempts: 1 });
   });
 
   it('aborts the multipart upload when a part fails (mocked S3), retries, and reports the failure', async () => {
