@@ -25,14 +25,21 @@ export interface ArchiveCopyResult {
   smallFileMiB: number;
   partSize: number;
   queueSize: number;
+  /** Size of the transfer bundle (minified JS) every measuring child runs, and the Node options it runs with. */
+  bundleKb: number;
+  nodeOptions: string[];
   rounds: { copy: Transfer; raw: Transfer; rawPut: Transfer }[];
   smallCopies: Transfer[];
+  /** One copy of the small file by the type-stripped .ts instead of the bundle. */
+  typeStripped: Transfer;
   copyMiBPerS: number;
   rawMiBPerS: number;
   rawPutMiBPerS: number;
   ratio: number;
+  /** Highest peak RSS of the small and of the large copies. */
   peakRssSmallMb: number;
   peakRssLargeMb: number;
+  /** Median peak RSS of the large copies over that of the small ones (as many processes each). */
   rssRatio: number;
 }
 
@@ -89,17 +96,24 @@ const size = (mib: number) => (mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`)
 const count = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1000}k`);
 
 export function archiveRows(a: ArchiveCopyResult, c: ClientExportResult): Row[] {
+  return [...archiveCopyRows(a), ...clientExportRows(c)];
+}
+
+/** The copy's three rows (bench/archive-copy.ts). */
+export function archiveCopyRows(a: ArchiveCopyResult): Row[] {
   const copies = a.rounds.map((r) => r.copy);
   const raws = a.rounds.map((r) => r.raw);
   const perRound = a.rounds.map((r) => (r.copy.mibPerS / r.raw.mibPerS).toFixed(2)).join(', ');
-  const copySpeeds = list(
-    copies.map((t) => t.mibPerS),
-    'MiB/s',
-  );
-  const rawSpeeds = list(
-    raws.map((t) => t.mibPerS),
-    'MiB/s',
-  );
+  const speeds = (ts: Transfer[]) =>
+    list(
+      ts.map((t) => t.mibPerS),
+      'MiB/s',
+    );
+  const peaks = (ts: Transfer[]) =>
+    list(
+      ts.map((t) => t.peakRssMb),
+      'MB',
+    );
   const [large, small] = [size(a.fileMiB), size(a.smallFileMiB)];
   return [
     {
@@ -108,32 +122,22 @@ export function archiveRows(a: ArchiveCopyResult, c: ClientExportResult): Row[] 
       unit: '×',
       target: 0.9,
       atLeast: true,
-      detail: `median of ${a.rounds.length} rounds' copy / raw (${perRound}); copyFile ${copySpeeds}, raw multipart ${rawSpeeds}; raw single PUT ${a.rawPutMiBPerS} MiB/s`,
+      detail: `median of ${a.rounds.length} rounds' copy / raw (${perRound}); copyFile ${speeds(copies)}, raw multipart ${speeds(raws)}; raw single PUT ${a.rawPutMiBPerS} MiB/s`,
     },
     {
       metric: `archive copy, peak RSS of the copying process, ${large} file`,
       value: a.peakRssLargeMb,
       unit: 'MB',
       target: 160,
-      detail: `highest of ${copies.length} processes (${list(
-        copies.map((t) => t.peakRssMb),
-        'MB',
-      )}); ${median(copies.map((t) => t.startRssMb))} MB before the first byte; raw multipart pipe ${list(
-        raws.map((t) => t.peakRssMb),
-        'MB',
-      )}`,
+      detail: `highest of ${copies.length} processes (${peaks(copies)}); ${median(copies.map((t) => t.startRssMb))} MB before the first byte (bundled like the Lambda; ${a.typeStripped.startRssMb} MB as type-stripped .ts); raw multipart pipe from the same bundle ${peaks(raws)}`,
     },
     {
       metric: `archive copy, peak RSS ${large} / ${small} file (flat)`,
       value: a.rssRatio,
       unit: '×',
       target: 1.1,
-      detail: `${a.peakRssLargeMb} MB against ${a.peakRssSmallMb} MB, the highest of ${a.smallCopies.length} processes each (${small}: ${list(
-        a.smallCopies.map((t) => t.peakRssMb),
-        'MB',
-      )})`,
+      detail: `medians of ${copies.length} processes each: ${median(copies.map((t) => t.peakRssMb))} MB against ${median(a.smallCopies.map((t) => t.peakRssMb))} MB (${small}: ${peaks(a.smallCopies)}; highest ${a.peakRssLargeMb} against ${a.peakRssSmallMb} MB)`,
     },
-    ...clientExportRows(c),
   ];
 }
 
@@ -167,40 +171,58 @@ function clientExportRows(c: ClientExportResult): Row[] {
 }
 
 export function archiveNotes(a: ArchiveCopyResult, c: ClientExportResult): string {
+  return `## Export archive
+
+${archiveCopyNotes(a)}${clientExportNotes(c)}`;
+}
+
+/** How the copy's figures were measured and what decides them: the bullets of "Export archive" before client data. */
+export function archiveCopyNotes(a: ArchiveCopyResult): string {
   const copies = a.rounds.map((r) => r.copy);
   const raws = a.rounds.map((r) => r.raw);
   const cpuPerGiB = (ts: Transfer[]) => s(median(ts.map((t) => (t.cpuMs * 1024) / (t.bytes / 2 ** 20))));
   const complete = median([...copies, ...raws].map((t) => t.completeMs));
   const startRss = median(copies.map((t) => t.startRssMb));
-  const rawPeak = Math.max(...raws.map((t) => t.peakRssMb));
+  const rawPeaks = raws.map((t) => t.peakRssMb);
   const [large, small] = [size(a.fileMiB), size(a.smallFileMiB)];
-  return `## Export archive
-
-- **Copy** (bench/archive-copy.ts): the emulator's storage listener (\`startStorageServer\`,
+  const part = a.partSize / 2 ** 20;
+  return `- **Copy** (bench/archive-copy.ts): the emulator's storage listener (\`startStorageServer\`,
   emulator/files/storage-server.ts) runs in a child process of its own (bench/zip-storage.ts) and serves
   deterministic ZIP files of ${large} and ${small}, built once in its memory: one stored (uncompressed) CSV entry
   of repeated rows with its CRC-32, so each file is exactly that size and passes the ZIP check. s3rver runs in the
-  bench's main process on a directory in /dev/shm (no disk write-back in the timings); every transfer runs in a
-  fresh process. **Copy** = the job's copy step, \`copyFile\` (src/jobs/archive/copy-file.ts), with the real
-  \`S3ArchiveStore\` (${a.partSize / 2 ** 20} MiB parts, ${a.queueSize} in flight: its defaults) and the real \`ReportingClient.download\`; the
-  one stand-in is the download-URL operation, answered with the URL the bench's listener signed (the emulator
-  serves its own generated files, not a ${large} one). Each copy must come back \`archived\` with the file's
-  SHA-256. **Raw** = \`fetch\` of the same URL streamed into plain UploadPart requests of the same part size and
-  concurrency, without checksums or hashing (bench/raw-transfer.ts). Each of ${a.rounds.length} rounds runs both, taking turns
-  at going first; the ratio is the median of the rounds' copy / raw (medians alone: copy ${a.copyMiBPerS} MiB/s,
-  raw ${a.rawMiBPerS} MiB/s).
+  bench's main process on a directory in /dev/shm (no disk write-back in the timings). **Copy** = the job's copy
+  step, \`copyFile\` (src/jobs/archive/copy-file.ts), with the real \`S3ArchiveStore\` (${part} MiB parts, ${a.queueSize} in flight: its
+  defaults) and the real \`ReportingClient.download\`; the one stand-in is the download-URL operation, answered with
+  the URL the bench's listener signed (the emulator serves its own generated files, not a ${large} one). Each copy
+  must come back \`archived\` with the file's SHA-256. **Raw** = \`fetch\` of the same URL streamed into plain
+  UploadPart requests of the same part size and concurrency, without checksums or hashing (bench/raw-transfer.ts).
+  Each of ${a.rounds.length} rounds runs both, taking turns at going first; the ratio is the median of the rounds' copy / raw
+  (medians alone: copy ${a.copyMiBPerS} MiB/s, raw ${a.rawMiBPerS} MiB/s).
+- Processes: every transfer runs in a fresh process from one esbuild bundle (${a.bundleKb} KB) of bench/archive-transfer.ts,
+  built with the options the copier Lambda is bundled with (bench/lambda-bundle.ts: ESM for Node 24, minified,
+  source map, the AWS SDK left external and loaded from node_modules as the Lambda loads the runtime's) and started
+  with the Lambda's NODE_OPTIONS (\`${a.nodeOptions.join(' ')}\`). The raw pipes run from the same bundle, so they load
+  the same code as the copy (the client with zod and ky, the AWS SDK). No other flags: V8's heap sizes are Node's
+  defaults on this machine, not what the Lambda runtime derives from the function's memory.
 - Where the time goes: s3rver joins the parts into the object during CompleteMultipartUpload (${s(complete)} s of each
   ${large} transfer, median), which is why one streamed PutObject (${a.rawPutMiBPerS} MiB/s) beats both multipart uploads.
-  The copying process spends ${cpuPerGiB(copies)} s of CPU per GiB against ${cpuPerGiB(raws)} s for the raw pipe: beyond the SigV4
-  payload hash both pay on every part, the copy hashes the body with SHA-256 in the download tap and again per
-  part for ChecksumSHA256, computes the ZIP check's CRC-32, and passes each chunk through two more streams. The
-  storage listener, s3rver and the copier share this machine's two cores, so CPU the copier spends is taken from
-  the servers.
-- Memory: the copying process holds ${startRss} MB before the first byte (Node 24 stripping types, the AWS SDK, the
-  client with zod and ky). Streaming adds the parts in flight and filling (${a.queueSize + 1} × ${a.partSize / 2 ** 20} MiB) and the download's
-  chunks, which are freed only when V8 next collects; the raw pipe, loaded the same way and holding the same
-  parts, peaks at ${rawPeak} MB. Highest peaks of the copy: ${a.peakRssSmallMb} MB for ${small}, ${a.peakRssLargeMb} MB for ${large}.
-${clientExportNotes(c)}`;
+  The copying process spends ${cpuPerGiB(copies)} s of CPU per GiB against ${cpuPerGiB(raws)} s for the raw pipe, whose one hash is
+  the SigV4 payload hash of each part. The copy hashes each byte twice with SHA-256: once in the download tap
+  (the file's hash) and once per part, a hash that goes out both as ChecksumSHA256 and as the signed payload hash
+  (\`x-amz-content-sha256\`), so the signer does not hash the part a third time; it also computes the ZIP check's
+  CRC-32 over the entry's data. The tap, the ZIP check and the filling of parts are one loop over the download
+  (src/jobs/archive/download-tap.ts), whose chunks are copied into part buffers that are reused once their part
+  is uploaded. The storage listener, s3rver and the copier share this machine's two cores, so CPU the copier
+  spends is taken from the servers.
+- Memory: the bundled copier holds ${startRss} MB before the first byte (the same copy run as type-stripped .ts:
+  ${a.typeStripped.startRssMb} MB), mostly Node itself and the AWS SDK. Streaming adds at most ${a.queueSize} part buffers of ${part} MiB, the pages of
+  Node's binary that downloading, hashing and uploading run through, and the download's 64 KiB chunks: Node
+  allocates one per socket read, and they are freed only when V8 next collects, which it does when enough such
+  external memory has piled up; how much has piled up at that moment, and how much of it the allocator keeps, is
+  what varies between processes. The raw pipe, from the same bundle with the same parts in flight, peaks at
+  ${list(rawPeaks, 'MB')}. Highest peaks of the copy: ${a.peakRssSmallMb} MB for ${small}, ${a.peakRssLargeMb} MB for ${large}; "flat" compares the
+  medians of as many processes per size, since the highest of more processes is higher by chance alone.
+`;
 }
 
 function clientExportNotes(c: ClientExportResult): string {

@@ -1,8 +1,8 @@
 /**
  * The digest Lambda's bundle size (`node bench/bundle.ts`; prints readable lines on stderr, then one JSON line
  * last): functions/digest/handler.ts bundled in memory by the local esbuild with the options the CDK construct
- * (lib/constructs/scheduled-job.ts) gives it — ESM for Node 24, minified, external source map, the AWS SDK left to
- * the runtime, the same `require` banner. Target ≤ 600 KB (1 KB = 1024 bytes) for the minified JS; the source map is
+ * gives it (bench/lambda-bundle.ts: ESM for Node 24, minified, external source map, the AWS SDK left to the
+ * runtime, the same `require` banner). Target ≤ 600 KB (1 KB = 1024 bytes) for the minified JS; the source map is
  * a separate file and not counted. Also lists any mjml module that reached the bundle (bench/run.ts fails that row:
  * the email templates must be compiled at build time), and the five inputs that add the most bytes to the output.
  */
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, version } from 'esbuild';
+import { LAMBDA_BUILD_OPTIONS } from './lambda-bundle.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = join(ROOT, 'functions/digest/handler.ts');
@@ -17,15 +18,8 @@ const TARGET_KB = 600;
 const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
 
 const result = await build({
+  ...LAMBDA_BUILD_OPTIONS,
   entryPoints: [ENTRY],
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node24',
-  minify: true,
-  sourcemap: true,
-  external: ['@aws-sdk/*'],
-  banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
   // Never written: `write: false` keeps the output in memory; esbuild still needs a path to name it.
   outfile: join(tmpdir(), 'pulse-digest-bench', 'index.mjs'),
   write: false,

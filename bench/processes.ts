@@ -13,9 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { RunningPeer } from '../src/adapters/local/peer-servers.ts';
 
 export const benchScript = (name: string) => fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
-export const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
-export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+export { median, peakRssMb, round } from './measure.ts';
 
 const launch = (script: string, args: (string | number)[], nodeArgs: string[] = []): ChildProcess =>
   spawn(process.execPath, [...nodeArgs, script, ...args.map(String)], { stdio: ['pipe', 'pipe', 'inherit'] });

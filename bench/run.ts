@@ -95,7 +95,7 @@ log('digest Lambda bundle (esbuild, minified)…');
 const bundle = runScript<BundleResult>(script('bundle'));
 log('10-product digest with +100 ms per report call, concurrent against one after another (about a minute)…');
 const digest = runScript<DigestResult>(script('digest'));
-log('export archive: 1 GiB ZIP, copy against a raw pipe, and the copy of 100 MiB (about 2½ minutes)…');
+log('export archive: 1 GiB ZIP, copy against a raw pipe, and the copy of 100 MiB (about 3½ minutes)…');
 const archiveCopy = runScript<ArchiveCopyResult>(script('archive-copy'));
 log('export archive: client data of 1M clients (about a minute)…');
 const clientExport = runScript<ClientExportResult>(script('client-export'));

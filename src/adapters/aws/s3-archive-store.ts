@@ -63,6 +63,10 @@ export function s3ClientFor(opts: S3ClientOptions = {}): S3Client {
   });
 }
 
+/** Multipart part size and parts uploaded at once, unless the options say otherwise. */
+export const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
+export const DEFAULT_QUEUE_SIZE = 4;
+
 export interface S3ArchiveStoreOptions {
   client: S3Client;
   bucket: string;
@@ -94,8 +98,8 @@ export class S3ArchiveStore implements ArchiveStore {
     this.#bucket = opts.bucket;
     this.#publicBaseUrl = opts.publicBaseUrl?.replace(/\/+$/, '');
     this.#emulateConditionalWrites = opts.emulateConditionalWrites ?? false;
-    this.#partSize = opts.partSize ?? 8 * 1024 * 1024;
-    this.#queueSize = opts.queueSize ?? 4;
+    this.#partSize = opts.partSize ?? DEFAULT_PART_SIZE;
+    this.#queueSize = opts.queueSize ?? DEFAULT_QUEUE_SIZE;
     if (this.#partSize < MIN_PART_SIZE) throw new RangeError(`partSize must be at least ${MIN_PART_SIZE} bytes`);
     if (!Number.isInteger(this.#queueSize) || this.#queueSize < 1) throw new RangeError('queueSize must be ≥ 1');
   }

@@ -1,7 +1,8 @@
 /**
  * Streams a Readable into S3 with a hand-rolled multipart upload (@aws-sdk/lib-storage is not a dependency).
- * Memory is bounded by (queueSize + 1) × partSize whatever the stream's length: the source is read only as fast as
- * parts can be uploaded, into part buffers that are reused once their part is uploaded. A stream shorter than one
+ * Memory is bounded by queueSize × partSize whatever the stream's length: the source is read only as fast as parts
+ * can be uploaded, into at most queueSize part buffers, each reused once its part is uploaded (the next part is
+ * filled only when fewer than queueSize are in flight). A stream shorter than one
  * part becomes a single PutObject. On any failure (the source errors, a part fails, the checksum does not match,
  * `verify` throws) the upload is aborted, so no object appears; if the abort itself fails, the bucket's lifecycle
  * rule (abortIncompleteMultipartUpload) removes the parts later.
