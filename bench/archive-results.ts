@@ -63,6 +63,17 @@ export interface ExportRun {
   /** job: peak RSS once signed in, before the step; and the peak up to the last byte spooled (before the upload). */
   startRssMb?: number;
   spooledPeakRssMb?: number;
+  /** job: where the file was stored. */
+  key?: string;
+}
+
+/** bench/client-export.ts `upload`: the archive store's upload of a stored client data file alone. */
+export interface UploadRun {
+  bytes: number;
+  ms: number;
+  /** Peak RSS with everything loaded, before the upload; and at the end. */
+  startRssMb: number;
+  peakRssMb: number;
 }
 
 /** bench/client-export.ts */
@@ -73,6 +84,9 @@ export interface ClientExportResult {
   /** The job (export source), one fresh process each: the 100 k product and the 1 M product. */
   small: ExportRun[];
   large: ExportRun[];
+  /** The upload alone of the files of `small[0]` and `large[0]`. */
+  uploadSmall: UploadRun;
+  uploadLarge: UploadRun;
   /** The job from the paged list, once per product. */
   pagesSmall: ExportRun;
   pagesLarge: ExportRun;
@@ -238,6 +252,8 @@ function clientExportNotes(c: ClientExportResult): string {
   const heap = (r: ExportRun) =>
     `heap grown to ${r.heapTotalMb} MB, ${r.liveHeapMb} MB of it live after a full collection`;
   const fileMb = (r: ExportRun) => `${((r.bytes ?? 0) / 1e6).toFixed(1)} MB`;
+  const up = (u: UploadRun) =>
+    `${u.peakRssMb} MB (+${u.peakRssMb - u.startRssMb} MB over ${u.startRssMb} MB before it)`;
   const typical = c.large[0]!;
   return `- **Client data** (bench/client-export.ts): the emulator (seed 7; ${large} clients in the first product, 10 % of
   that in the third; start-up ${s(c.emulatorStartupMs)} s) runs in a child process, s3rver in the bench's main process, each
@@ -254,10 +270,13 @@ function clientExportNotes(c: ClientExportResult): string {
 - Memory of the client data export (peak RSS, medians). Signed in and loaded, before the step, the process holds
   ${mb(c.large, (r) => r.startRssMb)}. Up to the last byte spooled it peaks at ${mb(c.small, (r) => r.spooledPeakRssMb)} for ${small} and ${mb(c.large, (r) => r.spooledPeakRssMb)} for ${large} (${c.spooledRssRatio}×):
   per client the converter makes a few short strings and writes the line into the chunk's output buffer at once,
-  so hardly anything outlives a young-generation collection and V8 has no reason to grow the heap (${large}: ${heap(typical)}). The upload adds the archive store's buffers: a ${small} file (${fileMb(c.small[0]!)}) is one
-  PutObject, a ${large} one (${fileMb(typical)}) a multipart upload with its parts in flight, bounded by the store's part size and
-  queue whatever the file's size (the copy rows above measure the same store). Whole step: ${c.peakRssSmallMb} → ${c.peakRssLargeMb} MB (${c.rssRatio}×), the difference being
-  that upload. No V8 flags: the children run with \`--expose-gc\` only, to read the live heap after the measurement.
+  so hardly anything outlives a young-generation collection and V8 has no reason to grow the heap (${large}: ${heap(typical)}).
+  The upload then adds the archive store's memory: a ${small} file (${fileMb(c.small[0]!)}) is one PutObject, a ${large} one
+  (${fileMb(typical)}) a multipart upload with its parts in flight, and the chunks read from the spool file are garbage once
+  copied, collected only when V8 next runs. Uploaded alone, in a fresh process loaded the same way, the ${small} file
+  peaks at ${up(c.uploadSmall)} and the ${large} file at ${up(c.uploadLarge)}. Whole step: ${c.peakRssSmallMb} → ${c.peakRssLargeMb} MB (${c.rssRatio}×),
+  the difference being that upload, which this step hands to the store as a stream. No V8 flags: the job's children run
+  with \`--expose-gc\` only, to read the live heap after the measurement.
 - Before, the job read the paged list [30] (still its source when no property is configured, since [31] needs one,
   and an option of the task, \`source: 'pages'\`): 200 clients per request, each page parsed and validated with zod,
   each record serialised again. It peaks at ${c.pagesSmall.peakRssMb} MB for ${small} and ${c.pagesLarge.peakRssMb} MB for ${large} (${c.pagesRssRatio}×; ${heap(c.pagesLarge)}):

@@ -10,11 +10,16 @@
  * - `jobPages`: the same step reading the paged client property list [30] instead (the job before the export
  *   became its source), once per product;
  * - `pages`: that source alone, `client.allClients` walked to the end without writing anything;
- * - `export`: the export operation [31] alone (`exportClientPropertyList`, one streamed CSV) read to the end.
- * The last two show which side bounds the job. The password is random per run and reaches the children by
+ * - `export`: the export operation [31] alone (`exportClientPropertyList`, one streamed CSV) read to the end;
+ * - `upload`: the archive store's upload alone of a file the job stored (its last step), once per product size.
+ * `pages` and `export` show which side bounds the job, `upload` what the last step adds to its memory. The password is random per run and reaches the children by
  * environment, never through a command line or their output.
  */
 import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { EmulatorOptions } from '../emulator/index.ts';
 import { S3ArchiveStore, s3ClientFor } from '../src/adapters/aws/s3-archive-store.ts';
 import { ReportingClient } from '../src/client/index.ts';
@@ -22,7 +27,7 @@ import { DEFAULT_CLIENT_PROPERTIES } from '../src/config/schema.ts';
 import { archiveClientData, clientDataFileName } from '../src/jobs/archive/client-data.ts';
 import { systemClock } from '../src/ports/clock.ts';
 import type { Logger } from '../src/ports/logger.ts';
-import type { ClientExportResult, ExportRun } from './archive-results.ts';
+import type { ClientExportResult, ExportRun, UploadRun } from './archive-results.ts';
 import {
   benchScript,
   exitWithParent,
@@ -36,7 +41,7 @@ import {
 
 const CLIENTS = 1_000_000;
 /** Processes per product for the job: peak RSS varies with when V8 happens to collect. */
-const ROUNDS = 3;
+const ROUNDS = 5;
 const BUCKET = 'pulse-bench';
 const TODAY = '2026-11-20';
 /** The config default of `archive.clientProperties`. */
@@ -93,6 +98,7 @@ async function measure(what: What, productId: string, baseUrl: string, origin: s
   let bytes = 0;
   let startRssMb = 0;
   let spooledPeakRssMb = 0;
+  let key = '';
   const clients = await client.withSession(async (c): Promise<number> => {
     if (what === 'pages') {
       let n = 0;
@@ -103,7 +109,7 @@ async function measure(what: What, productId: string, baseUrl: string, origin: s
       return countCsvRows((await c.exportClientPropertyList(productId, { properties: PROPERTIES })).stream);
     }
     const fileName = clientDataFileName(productId, TODAY);
-    const key = `bench/${what}/${randomBytes(4).toString('hex')}/${fileName}`;
+    key = `bench/${what}/${randomBytes(4).toString('hex')}/${fileName}`;
     const source = what === 'jobPages' ? 'pages' : 'export';
     const task = { productId, fileName, fileDate: TODAY, key, properties: PROPERTIES, source } as const;
     // Called for every gzip chunk written to the spool file: the peak up to the last one is the spooling's.
@@ -134,14 +140,39 @@ async function measure(what: What, productId: string, baseUrl: string, origin: s
     liveHeapMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
   };
   if (what === 'job' || what === 'jobPages')
-    Object.assign(run, { bytes, spooledMs: Math.round(lastByteAt - t0), startRssMb, spooledPeakRssMb });
+    Object.assign(run, { bytes, spooledMs: Math.round(lastByteAt - t0), startRssMb, spooledPeakRssMb, key });
   return run;
+}
+
+/** The archive store's upload of `file` alone (what the job does after spooling), in a process loaded as the job's. */
+async function measureUpload(file: string, endpoint: string): Promise<UploadRun> {
+  const s3 = s3ClientFor({ endpoint });
+  const store = new S3ArchiveStore({ client: s3, bucket: BUCKET });
+  const bytes = (await stat(file)).size;
+  const startRssMb = peakRssMb();
+  const t0 = performance.now();
+  await store.put(`bench/upload/${randomBytes(4).toString('hex')}`, createReadStream(file), {
+    contentType: 'application/gzip',
+  });
+  const ms = Math.round(performance.now() - t0);
+  s3.destroy();
+  return { bytes, ms, startRssMb, peakRssMb: peakRssMb() };
+}
+
+/** Copies the object the job stored at `key` into a file for measureUpload. */
+async function saveObject(endpoint: string, key: string, file: string): Promise<void> {
+  const s3 = s3ClientFor({ endpoint });
+  const body = await new S3ArchiveStore({ client: s3, bucket: BUCKET }).get(key);
+  s3.destroy();
+  if (!body) throw new Error(`no object ${key}`);
+  await writeFile(file, body);
 }
 
 async function orchestrate(): Promise<ClientExportResult> {
   process.env[PASSWORD_ENV] = randomBytes(18).toString('base64url');
   const emu = await startPeer<EmulatorInfo>(benchScript('client-export'), ['emulator', CLIENTS]);
   const s3 = await startBenchS3(BUCKET);
+  const dir = await mkdtemp(join(tmpdir(), 'pulse-bench-clients-'));
   try {
     const { baseUrl, origin, products } = emu.info;
     const largest = products[0]!;
@@ -161,6 +192,15 @@ async function orchestrate(): Promise<ClientExportResult> {
       large.push(await run('job', largest));
       if (turn % 2 === 1) small.push(await run('job', smallest));
     }
+    const upload = async (job: ExportRun) => {
+      const file = join(dir, `${job.productId}.ndjson.gz`);
+      await saveObject(s3.endpoint, job.key!, file);
+      const r = await runChild<UploadRun>(benchScript('client-export'), ['upload', file, s3.endpoint]);
+      process.stderr.write(`  upload of ${r.bytes} B alone: peak RSS ${r.peakRssMb} MB (${r.startRssMb} MB before)\n`);
+      return r;
+    };
+    const uploadSmall = await upload(small[0]!);
+    const uploadLarge = await upload(large[0]!);
     const pagesSmall = await run('jobPages', smallest);
     const pagesLarge = await run('jobPages', largest);
     const pages = await run('pages', largest);
@@ -173,6 +213,8 @@ async function orchestrate(): Promise<ClientExportResult> {
       emulatorStartupMs: emu.info.startupMs,
       small,
       large,
+      uploadSmall,
+      uploadLarge,
       pagesSmall,
       pagesLarge,
       pages,
@@ -185,6 +227,7 @@ async function orchestrate(): Promise<ClientExportResult> {
       pagesRssRatio: round(pagesLarge.peakRssMb / pagesSmall.peakRssMb),
     };
   } finally {
+    await rm(dir, { recursive: true, force: true });
     await s3.close();
     await emu.stop();
   }
@@ -192,6 +235,7 @@ async function orchestrate(): Promise<ClientExportResult> {
 
 const [command, ...args] = process.argv.slice(2);
 if (command === 'emulator') await serveEmulator(Number(args[0]));
+else if (command === 'upload') console.log(JSON.stringify(await measureUpload(args[0]!, args[1]!)));
 else if (command === 'measure') {
   const [what, productId, baseUrl, origin, endpoint] = args as [What, string, string, string, string];
   console.log(JSON.stringify(await measure(what, productId, baseUrl, origin, endpoint)));
