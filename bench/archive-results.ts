@@ -270,7 +270,8 @@ function clientExportNotes(c: ClientExportResult): string {
 - Memory of the client data export (peak RSS, medians). Signed in and loaded, before the step, the process holds
   ${mb(c.large, (r) => r.startRssMb)}. Up to the last byte spooled it peaks at ${mb(c.small, (r) => r.spooledPeakRssMb)} for ${small} and ${mb(c.large, (r) => r.spooledPeakRssMb)} for ${large} (${c.spooledRssRatio}×):
   per client the converter makes a few short strings and writes the line into the chunk's output buffer at once,
-  so hardly anything outlives a young-generation collection and V8 has no reason to grow the heap (${large}: ${heap(typical)}).
+  so hardly anything outlives a young-generation collection, and V8 grows the heap no further for ${large} clients than
+  for ${small} (${small}: ${c.small[0]!.heapTotalMb} MB, ${large}: ${typical.heapTotalMb} MB; ${typical.liveHeapMb} MB of it live after a full collection).
   The upload then adds the archive store's memory: a ${small} file (${fileMb(c.small[0]!)}) is one PutObject, a ${large} one
   (${fileMb(typical)}) a multipart upload with its parts in flight, and the chunks read from the spool file are garbage once
   copied, collected only when V8 next runs. Uploaded alone, in a fresh process loaded the same way, the ${small} file

@@ -15,6 +15,8 @@
  * properties, a row longer than MAX_ROW_CHARS — each a ClientCsvError naming the line.
  */
 
+import { NULL_VALUE } from '../../client/index.ts';
+
 /** How a column's text becomes a JSON value: a string, a JSON number, `true`/`false`, or a list (JSON text). */
 export type ColumnKind = 'string' | 'number' | 'boolean' | 'list';
 
@@ -34,8 +36,7 @@ export class ClientCsvError extends Error {
  */
 export const MAX_ROW_CHARS = 1024 * 1024;
 
-const NULL_CELL = '<NULL>';
-const NULL_JSON = JSON.stringify(NULL_CELL);
+const NULL_JSON = JSON.stringify(NULL_VALUE);
 /** RFC 8259 number grammar: such a cell is copied as is, so the number is exactly the one the service wrote. */
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const QUOTE = 34;
@@ -206,7 +207,7 @@ export class ClientCsvToNdjson {
 
   /** The JSON value of column `k`'s cell. */
   #json(cell: string, k: number): string {
-    if (cell === NULL_CELL) return NULL_JSON;
+    if (cell === NULL_VALUE) return NULL_JSON;
     const kind = this.#kinds[k]!;
     if (kind === 'string') return JSON.stringify(cell);
     if (kind === 'number' && JSON_NUMBER.test(cell)) return cell;
