@@ -16,6 +16,7 @@ import {
 import type { CopyOutcome } from '../../jobs/archive/copy-file.ts';
 import type { ArchiveRun, ArchiveRuns } from '../../ports/archive-runs.ts';
 import { type Clock, systemClock } from '../../ports/clock.ts';
+import { isConditionFailure } from './dynamodb-ledger.ts';
 
 export const RUNS_PK = 'archive-runs';
 const outcomesPk = (runId: string): string => `archive-run#${runId}`;
@@ -28,8 +29,6 @@ export interface DynamoDbArchiveRunsOptions {
   /** Lifetime (TTL) of the run's records; the manifest in the archive is the lasting record. @default 30 */
   expiresInDays?: number;
 }
-
-const isConditionFailure = (e: unknown): boolean => (e as Error)?.name === 'ConditionalCheckFailedException';
 
 export class DynamoDbArchiveRuns implements ArchiveRuns {
   readonly #db: DynamoDBDocumentClient;

@@ -49,7 +49,8 @@ export function dynamoDocumentClientFor(opts: { endpoint?: string; region?: stri
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
-const isConditionFailure = (e: unknown): boolean => (e as Error)?.name === 'ConditionalCheckFailedException';
+/** A conditional write refused because its condition did not hold (also used by the archive run records). */
+export const isConditionFailure = (e: unknown): boolean => (e as Error)?.name === 'ConditionalCheckFailedException';
 
 export class DynamoDbLedger implements Ledger {
   readonly #db: DynamoDBDocumentClient;

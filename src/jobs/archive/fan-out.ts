@@ -20,7 +20,7 @@ import { checkFileName } from './file-names.ts';
 import { type ArchiveCounts, emptyCounts, failRun, finishArchiveRun, reportPlanProblems } from './finish-run.ts';
 import { runIdOf } from './manifest.ts';
 import { type PlanSummary, planArchive, summarizePlan } from './plan.ts';
-import { loadPlan, plannedFileSchema, savePlan } from './plan-store.ts';
+import { loadPlan, parseJsonAs, plannedFileSchema, savePlan } from './plan-store.ts';
 import { type ArchivePorts, copyOrder, knownProducts } from './run-archive.ts';
 
 export interface FanOutPorts extends ArchivePorts {
@@ -97,24 +97,14 @@ export class BadCopyMessageError extends Error {
 const messageSchema = z.object({ runId: z.string().min(1), file: plannedFileSchema });
 
 export function parseCopyMessage(body: string): CopyMessage {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    throw new BadCopyMessageError('copy message is not JSON');
-  }
-  const parsed = messageSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new BadCopyMessageError(`copy message is malformed at ${issue?.path.join('.') ?? '?'}`);
-  }
-  const { file } = parsed.data;
+  const message = parseJsonAs(body, messageSchema, (problem) => new BadCopyMessageError(`copy message ${problem}`));
+  const { file } = message;
   // The key was computed from a checked name when the run was planned; a name that fails the check now was not.
   if (file.kind !== 'clientData') {
     const check = checkFileName(file.productId, file.kind, file.fileName);
     if (!check.ok) throw new BadCopyMessageError(`copy message rejected: ${check.reason}`);
   }
-  return parsed.data as CopyMessage;
+  return message as CopyMessage;
 }
 
 export interface QueuedCopy {

@@ -5,6 +5,7 @@
  * messages are: what comes out of storage is checked like any other input.
  */
 import * as z from 'zod';
+import { formatPath } from '../../client/shape.ts';
 import { ARCHIVE_KINDS } from '../../config/schema.ts';
 import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { ArchivePlan } from './plan.ts';
@@ -55,16 +56,27 @@ export async function savePlan(store: ArchiveStore, prefix: string, runId: strin
 export async function loadPlan(store: ArchiveStore, key: string): Promise<ArchivePlan> {
   const bytes = await store.get(key);
   if (!bytes) throw new StoredPlanError(`plan ${key} is missing from the archive`);
+  const text = Buffer.from(bytes).toString('utf8');
+  return parseJsonAs(text, planSchema, (problem) => new StoredPlanError(`plan ${key} ${problem}`)) as ArchivePlan;
+}
+
+/**
+ * JSON text checked against `schema`, for what Pulse reads back from its own storage and queue; `fail` turns what is
+ * wrong ("is not valid JSON", or the first bad field's path and why) into the caller's named error.
+ */
+export function parseJsonAs<S extends z.ZodType>(
+  text: string,
+  schema: S,
+  fail: (problem: string) => Error,
+): z.output<S> {
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    json = JSON.parse(text);
   } catch {
-    throw new StoredPlanError(`plan ${key} is not valid JSON`);
+    throw fail('is not valid JSON');
   }
-  const parsed = planSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new StoredPlanError(`plan ${key} is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? ''}`);
-  }
-  return parsed.data as ArchivePlan;
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw fail(`is malformed at ${formatPath(issue?.path ?? [])}: ${issue?.message ?? ''}`);
 }

@@ -8,8 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbArchiveRuns, RUNS_PK } from '../../../src/adapters/aws/dynamodb-archive-runs.ts';
 import { dynamoDocumentClientFor } from '../../../src/adapters/aws/dynamodb-ledger.ts';
 import type { Coverage } from '../../../src/jobs/archive/coverage.ts';
-import { copyQueuedFiles, type FanOutPorts, startArchiveFanOut } from '../../../src/jobs/archive/fan-out.ts';
+import {
+  BadCopyMessageError,
+  copyQueuedFiles,
+  type FanOutPorts,
+  parseCopyMessage,
+  startArchiveFanOut,
+} from '../../../src/jobs/archive/fan-out.ts';
 import { type Manifest, verifyManifestChain } from '../../../src/jobs/archive/manifest.ts';
+import { loadPlan, StoredPlanError } from '../../../src/jobs/archive/plan-store.ts';
 import { fixedClock } from '../../../src/ports/clock.ts';
 import { MemoryCopyQueue } from '../../helpers/memory-copy-queue.ts';
 import { type ArchivePeers, NO_RAW_PRODUCT, RAW_PRODUCT, RUN_AT, startArchivePeers } from './archive-peers.ts';
@@ -141,6 +148,32 @@ describe('nothing is lost on the way', () => {
     expect(res.outcomes).toEqual([]);
     expect(await ap.keys('pulse/x')).toEqual([]);
     expect(ap.logLines.some((l) => l.includes('bad message') && l.includes('hostile'))).toBe(true);
+  });
+
+  it('refuses a message of the wrong shape by its first bad field', () => {
+    const body = JSON.stringify({ runId: 'r', file: { productId: NO_RAW_PRODUCT, kind: 'customEvents' } });
+    expect(() => parseCopyMessage(body)).toThrow(
+      new BadCopyMessageError(
+        'copy message is malformed at file.fileName: Invalid input: expected string, received undefined',
+      ),
+    );
+    expect(() => parseCopyMessage('{')).toThrow(new BadCopyMessageError('copy message is not valid JSON'));
+  });
+
+  it('reads a stored plan back through its schema: missing, not JSON or malformed is a StoredPlanError', async () => {
+    const key = 'pulse/runs/2026-11-20T12-00-00.000Z/plan.json';
+    expect((await loadPlan(ap.peers.archive, key)).kinds.length).toBeGreaterThan(0);
+    await expect(loadPlan(ap.peers.archive, 'pulse/runs/none/plan.json')).rejects.toThrow(
+      new StoredPlanError('plan pulse/runs/none/plan.json is missing from the archive'),
+    );
+    await ap.overwrite('pulse/runs/bad/plan.json', '{"runDate":"2026-11-20"');
+    await expect(loadPlan(ap.peers.archive, 'pulse/runs/bad/plan.json')).rejects.toThrow(
+      /^plan pulse\/runs\/bad\/plan.json is not valid JSON$/,
+    );
+    await ap.overwrite('pulse/runs/bad/plan.json', '{"runDate":"2026-11-20","kinds":[{"productId":1}]}');
+    await expect(loadPlan(ap.peers.archive, 'pulse/runs/bad/plan.json')).rejects.toThrow(
+      /^plan pulse\/runs\/bad\/plan.json is malformed at kinds\[0\]\.productId: /,
+    );
   });
 
   it('a run whose copier never reports is finished by a later plan step, and the files are backfilled', async () => {
