@@ -3,7 +3,7 @@
  * outcome, and writes a run's manifest when it records the run's last outcome. Messages whose outcome could not be
  * recorded are handed back (partial batch response) for SQS to deliver again, and dead-lettered after the last try.
  */
-import { archiveFanOutPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { archiveCopierPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { copyQueuedFiles } from '../../src/jobs/archive/fan-out.ts';
 
@@ -14,7 +14,7 @@ interface SqsEvent {
 
 export const handler = async (event: SqsEvent) => {
   const config = configFromEnv(process.env);
-  const ports = archiveFanOutPorts(config, process.env);
+  const ports = archiveCopierPorts(config, process.env);
   const batch = event.Records.map((r) => ({ id: r.messageId, body: r.body }));
   const { retry, outcomes, finished } = await copyQueuedFiles(config, ports, batch);
   ports.logger.info('archive copies done', { outcomes, retry: retry.length, runsFinished: finished.length });

@@ -2,7 +2,7 @@
  * Scheduled (daily) Lambda of the export archive's plan step: finish runs whose copies stopped reporting, plan a new
  * run and send its copy tasks to the copy queue (drained by functions/archive-copy). Thin by design.
  */
-import { archiveFanOutPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { archivePlanPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import type { ArchiveKind } from '../../src/config/schema.ts';
 import { type FanOutCounts, startArchiveFanOut } from '../../src/jobs/archive/fan-out.ts';
@@ -15,7 +15,7 @@ interface ArchiveEvent {
 
 export const handler = async (event: ArchiveEvent = {}): Promise<JobResult<FanOutCounts>> => {
   const config = configFromEnv(process.env);
-  const ports = archiveFanOutPorts(config, process.env);
+  const ports = archivePlanPorts(config, process.env);
   const { productIds, kinds } = event.detail ?? {};
   const result = await startArchiveFanOut(config, ports, { productIds, kinds });
   ports.logger.info('archive plan step finished', { ...result });

@@ -109,7 +109,6 @@ export class PulseStack extends Stack {
       timeout: Duration.minutes(15),
       environment: { ...this.jobEnvironment(config), PULSE_COPY_QUEUE_URL: copier.queue.queueUrl },
     });
-    copier.fn.addEnvironment('PULSE_COPY_QUEUE_URL', copier.queue.queueUrl);
     copier.queue.grantSendMessages(plan.fn);
     for (const fn of [plan.fn, copier.fn]) {
       this.reportingServiceSecret.grantRead(fn);

@@ -10,7 +10,7 @@ import { ConsoleLogger, parseLogLevel } from '../adapters/console-logger.ts';
 import { sesMailer, smtpMailer } from '../adapters/mail/nodemailer-mailer.ts';
 import { ConfigError, parseConfig } from '../config/load.ts';
 import type { ArchiveConfig, PulseConfig } from '../config/schema.ts';
-import type { FanOutPorts } from '../jobs/archive/fan-out.ts';
+import type { CopierPorts, FanOutPorts } from '../jobs/archive/fan-out.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { systemClock } from '../ports/clock.ts';
 import { envCredentials, reportingClientFor } from './service-client.ts';
@@ -51,20 +51,24 @@ function stateTableOf(config: PulseConfig): string {
   return config.state.tableName;
 }
 
-/** The archive's plan step and copier: the copy queue (`PULSE_COPY_QUEUE_URL`) and the run records. */
-export function archiveFanOutPorts(config: PulseConfig, env: Env): FanOutPorts {
+/** The archive's copier: the archive, the service and the run records. */
+export function archiveCopierPorts(config: PulseConfig, env: Env): CopierPorts {
   if (!config.archive) throw new ConfigError('archive: required by the archive functions');
-  if (!env.PULSE_COPY_QUEUE_URL) throw new ConfigError('PULSE_COPY_QUEUE_URL: not set');
   const { logger, client, clock } = basePorts(config, env);
-  const db = dynamoDocumentClientFor({});
   return {
     client,
     archive: archiveStoreFor(config.archive),
     clock,
     logger,
-    queue: new SqsCopyQueue({ client: new SQSClient({}), queueUrl: env.PULSE_COPY_QUEUE_URL }),
-    runs: new DynamoDbArchiveRuns({ client: db, tableName: stateTableOf(config) }),
+    runs: new DynamoDbArchiveRuns({ client: dynamoDocumentClientFor({}), tableName: stateTableOf(config) }),
   };
+}
+
+/** The archive's plan step: the copier's ports plus the copy queue (`PULSE_COPY_QUEUE_URL`). */
+export function archivePlanPorts(config: PulseConfig, env: Env): FanOutPorts {
+  if (!env.PULSE_COPY_QUEUE_URL) throw new ConfigError('PULSE_COPY_QUEUE_URL: not set');
+  const queue = new SqsCopyQueue({ client: new SQSClient({}), queueUrl: env.PULSE_COPY_QUEUE_URL });
+  return { ...archiveCopierPorts(config, env), queue };
 }
 
 export function awsPorts(config: PulseConfig, env: Env): DigestPorts {

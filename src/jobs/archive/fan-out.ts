@@ -23,9 +23,13 @@ import { type PlanSummary, planArchive, summarizePlan } from './plan.ts';
 import { loadPlan, parseJsonAs, plannedFileSchema, savePlan } from './plan-store.ts';
 import { type ArchivePorts, copyOrder, knownProducts } from './run-archive.ts';
 
-export interface FanOutPorts extends ArchivePorts {
-  queue: CopyQueue;
+/** The copier records outcomes but sends nothing; the plan step also needs the queue. */
+export interface CopierPorts extends ArchivePorts {
   runs: ArchiveRuns;
+}
+
+export interface FanOutPorts extends CopierPorts {
+  queue: CopyQueue;
 }
 
 /** How long a run may wait for its copies before a plan step finishes it: longer than every queue redelivery. */
@@ -124,7 +128,7 @@ export interface CopierResult {
 /** The copier: copies each queued file (one session for the batch), records it, and finishes completed runs. */
 export async function copyQueuedFiles(
   config: PulseConfig,
-  ports: FanOutPorts,
+  ports: CopierPorts,
   batch: QueuedCopy[],
 ): Promise<CopierResult> {
   const out: CopierResult = { retry: [], outcomes: [], finished: [] };
@@ -198,7 +202,7 @@ async function requireRun(runs: ArchiveRuns, runId: string): Promise<ArchiveRun>
  */
 async function finishRecordedRun(
   config: PulseConfig,
-  ports: FanOutPorts,
+  ports: CopierPorts,
   run: ArchiveRun,
   noOutcomeReason?: string,
 ): Promise<JobResult<ArchiveCounts> | undefined> {
