@@ -11,6 +11,7 @@ import {
   GetCommand,
   PutCommand,
   paginateQuery,
+  type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { CopyOutcome } from '../../jobs/archive/copy-file.ts';
@@ -91,18 +92,11 @@ export class DynamoDbArchiveRuns implements ArchiveRuns {
   }
 
   async outcomes(runId: string): Promise<CopyOutcome[]> {
-    const out: CopyOutcome[] = [];
-    const pages = paginateQuery(
-      { client: this.#db },
-      {
-        TableName: this.#table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': outcomesPk(runId), ':prefix': OUTCOME_PREFIX },
-        ConsistentRead: true,
-      },
-    );
-    for await (const page of pages) for (const item of page.Items ?? []) out.push(item.outcome as CopyOutcome);
-    return out;
+    const items = await this.#queryAll({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': outcomesPk(runId), ':prefix': OUTCOME_PREFIX },
+    });
+    return items.map((item) => item.outcome as CopyOutcome);
   }
 
   async claimFinish(runId: string): Promise<boolean> {
@@ -140,21 +134,22 @@ export class DynamoDbArchiveRuns implements ArchiveRuns {
   }
 
   async unfinished(before: Date): Promise<ArchiveRun[]> {
-    const runs: ArchiveRun[] = [];
-    const pages = paginateQuery(
-      { client: this.#db },
-      {
-        TableName: this.#table,
-        KeyConditionExpression: 'pk = :pk',
-        // ISO-8601 UTC timestamps of one format compare correctly as strings.
-        FilterExpression: '#status = :open AND startedAt < :before',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': RUNS_PK, ':open': 'open', ':before': before.toISOString() },
-        ConsistentRead: true,
-      },
-    );
-    for await (const page of pages) for (const item of page.Items ?? []) runs.push(toRun(item));
-    return runs;
+    const items = await this.#queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      // ISO-8601 UTC timestamps of one format compare correctly as strings.
+      FilterExpression: '#status = :open AND startedAt < :before',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pk': RUNS_PK, ':open': 'open', ':before': before.toISOString() },
+    });
+    return items.map(toRun);
+  }
+
+  /** Every item a query matches, page after page, read consistently (a copier may have just written it). */
+  async #queryAll(query: Omit<QueryCommandInput, 'TableName'>): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    const pages = paginateQuery({ client: this.#db }, { ...query, TableName: this.#table, ConsistentRead: true });
+    for await (const page of pages) items.push(...(page.Items ?? []));
+    return items;
   }
 }
 

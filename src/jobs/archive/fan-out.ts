@@ -17,7 +17,14 @@ import type { JobResult } from '../job-result.ts';
 import type { CopyOutcome } from './copy-file.ts';
 import { copyPlannedFile } from './copy-planned-file.ts';
 import { checkFileName } from './file-names.ts';
-import { type ArchiveCounts, emptyCounts, failRun, finishArchiveRun, reportPlanProblems } from './finish-run.ts';
+import {
+  type ArchiveCounts,
+  archiveResult,
+  emptyCounts,
+  failRun,
+  finishArchiveRun,
+  reportPlanProblems,
+} from './finish-run.ts';
 import { runIdOf } from './manifest.ts';
 import { type PlanSummary, planArchive, summarizePlan } from './plan.ts';
 import { loadPlan, parseJsonAs, plannedFileSchema, savePlan } from './plan-store.ts';
@@ -51,7 +58,7 @@ export async function startArchiveFanOut(
 ): Promise<JobResult<FanOutCounts>> {
   const startedAt = ports.clock.now();
   const counts: FanOutCounts = { ...summarizePlan([]), queued: 0, notQueued: 0, staleRunsFinished: 0 };
-  const result: JobResult<FanOutCounts> = { job: 'archive', ok: true, counts, outputs: [], errors: [] };
+  const result = archiveResult(counts);
   const archive = config.archive;
   if (!archive) return failRun(result, 'the config has no "archive" section');
   const staleBefore = new Date(startedAt.getTime() - (opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS));
@@ -211,13 +218,7 @@ async function finishRecordedRun(
   try {
     const plan = await loadPlan(ports.archive, run.planKey);
     const outcomes = new Map((await ports.runs.outcomes(run.runId)).map((o) => [o.key, o]));
-    const result: JobResult<ArchiveCounts> = {
-      job: 'archive',
-      ok: true,
-      counts: emptyCounts(),
-      outputs: [],
-      errors: [],
-    };
+    const result = archiveResult(emptyCounts());
     const input = { startedAt: new Date(run.startedAt), kinds: plan.kinds, outcomes };
     const finished = await finishArchiveRun(
       archive,

@@ -65,6 +65,15 @@ export function emptyCounts(): ArchiveCounts {
   };
 }
 
+/** A fresh result of an archive job run: ok until something fails. */
+export const archiveResult = <C extends Record<string, number>>(counts: C): JobResult<C> => ({
+  job: 'archive',
+  ok: true,
+  counts,
+  outputs: [],
+  errors: [],
+});
+
 export function failRun<R extends JobResult<Record<string, number>>>(result: R, error: string): R {
   result.ok = false;
   result.errors.push(error);

@@ -12,7 +12,14 @@ import type { Logger } from '../../ports/logger.ts';
 import type { JobResult } from '../job-result.ts';
 import type { CopyOutcome } from './copy-file.ts';
 import { copyPlannedFile } from './copy-planned-file.ts';
-import { type ArchiveCounts, emptyCounts, failRun, finishArchiveRun, reportPlanProblems } from './finish-run.ts';
+import {
+  type ArchiveCounts,
+  archiveResult,
+  emptyCounts,
+  failRun,
+  finishArchiveRun,
+  reportPlanProblems,
+} from './finish-run.ts';
 import { type ArchivePlan, type PlanSummary, planArchive, summarizePlan } from './plan.ts';
 import { type ArchiveProgress, silentProgress } from './progress.ts';
 
@@ -56,7 +63,7 @@ export async function runArchive(
   opts: ArchiveRunOptions = {},
 ): Promise<JobResult<Counts>> {
   const startedAt = ports.clock.now();
-  const result: JobResult<Counts> = { job: 'archive', ok: true, counts: emptyCounts(), outputs: [], errors: [] };
+  const result: JobResult<Counts> = archiveResult(emptyCounts());
   const archive = config.archive;
   if (!archive) return failRun(result, 'the config has no "archive" section');
   const productIds = knownProducts(config, opts.productIds, result);
