@@ -32,6 +32,8 @@ export interface FaultRule {
   stallDownloadRate?: number;
   downloadBytesPerSecond?: number;
   expiredDownloadRate?: number;
+  /** Share of downloads whose every byte arrives, one of them altered (the middle one): a corrupt file, not a cut one. */
+  corruptDownloadRate?: number;
   /** Open daily files report `isAvailable: false` while this is true. */
   openFilesUnavailable?: boolean;
   /** Stop applying the rule after it has fired this many times (bursts). */
@@ -63,6 +65,7 @@ const RATE_KEYS = [
   'truncateDownloadRate',
   'stallDownloadRate',
   'expiredDownloadRate',
+  'corruptDownloadRate',
 ] as const;
 const KNOWN = new Set<string>([
   ...NUMERIC_KEYS,
@@ -209,6 +212,7 @@ export class FaultInjector {
       if (this.roll(rule.truncateDownloadRate)) f.truncate = true;
       if (this.roll(rule.stallDownloadRate)) f.stall = true;
       if (this.roll(rule.expiredDownloadRate)) f.expired = true;
+      if (this.roll(rule.corruptDownloadRate)) f.corrupt = true;
       if (rule.downloadBytesPerSecond) f.bytesPerSecond = rule.downloadBytesPerSecond;
       if (Object.keys(f).length > 0) {
         r.fired++;

@@ -14,6 +14,8 @@ export type DownloadFault = {
   bytesPerSecond?: number;
   /** Answer 403 as if the URL had expired. */
   expired?: boolean;
+  /** Send every byte, the middle one altered (the stored file stays intact). */
+  corrupt?: boolean;
 };
 
 export type StorageServerOptions = {
@@ -215,8 +217,15 @@ function escapeXml(text: string): string {
   return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Writes the body, honouring throttle, truncation and stall faults; stops quietly if the client leaves. */
-function sendBody(res: ServerResponse, body: Uint8Array, fault: DownloadFault | undefined): void {
+function corrupted(body: Uint8Array): Uint8Array {
+  const copy = Buffer.from(body);
+  if (copy.length > 0) copy[copy.length >> 1]! ^= 0x5a;
+  return copy;
+}
+
+/** Writes the body, honouring throttle, truncation, stall and corruption faults; stops quietly if the client leaves. */
+function sendBody(res: ServerResponse, stored: Uint8Array, fault: DownloadFault | undefined): void {
+  const body = fault?.corrupt === true ? corrupted(stored) : stored;
   const stall = fault?.stall === true;
   const stopAt = fault?.truncate === true || stall ? Math.floor(body.length / 2) : body.length;
   const rate = fault?.bytesPerSecond;

@@ -2,13 +2,26 @@
  * Downloads from signed storage URLs (api-shapes §1.10): a bare GET — no service cookies, no Origin, no service
  * headers, no redirects — whose body is checked against the announced length while it is read. The URL's query
  * string is its signature, so it never appears in a message or a log.
+ *
+ * The transport is http-get.ts, not the client's `fetch`: the body is read into the caller's buffers
+ * (`readInto`), so a gigabyte download allocates nothing per chunk. `stream` offers the same body as a web byte
+ * stream (BYOB readers read straight into their own buffers too).
  */
 import { DownloadError, NetworkError, type ReportingServiceError, TimeoutError } from './errors.ts';
+import { type BodyReader, HttpProtocolError, httpGet, PrematureCloseError } from './http-get.ts';
 import type { ResolvedOptions } from './options.ts';
 
 export interface Download {
-  /** The body; errors while reading (a truncated body) surface as DownloadError. */
-  stream: ReadableStream<Uint8Array>;
+  /**
+   * Copies the next body bytes into `into` (from its start); resolves with how many, or 0 once the body ended with
+   * every announced byte. A truncated or overlong body or a lost connection rejects with a DownloadError. Read
+   * either through this or through `stream`, not both.
+   */
+  readInto(into: Uint8Array): Promise<number>;
+  /** The body as a web byte stream; errors while reading (a truncated body) surface as DownloadError. */
+  readonly stream: ReadableStream<Uint8Array>;
+  /** Closes the connection; a waiting read rejects with `reason` (as it is). */
+  cancel(reason?: unknown): void;
   /** `Content-Length` announced by storage, when present. */
   contentLength: number | undefined;
   contentType: string | undefined;
@@ -17,6 +30,8 @@ export interface Download {
 const OPERATION = 'download';
 /** Enough of a storage error body to find its `<Code>`; the rest is not worth waiting for. */
 const MAX_ERROR_BODY = 16 * 1024;
+/** Chunk size of `stream` for readers that bring no buffer of their own. */
+const STREAM_CHUNK = 64 * 1024;
 
 /** `https://storage.example/files/key` of a signed URL: the part that is safe to show. */
 export function withoutQuery(url: string): string {
@@ -36,37 +51,47 @@ export async function downloadFile(opts: ResolvedOptions, url: string, signal?: 
   // The time limit covers the response headers (and an error body) only; a large file may take as long as it needs.
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), opts.timeoutMs);
-  let res: Response;
+  const failed = (e: unknown): unknown => {
+    if (signal?.aborted) return signal.reason;
+    if (timer.signal.aborted) {
+      return new TimeoutError(`no answer from storage within ${opts.timeoutMs} ms (GET ${shown})`, {
+        operationId: OPERATION,
+        cause: e,
+      });
+    }
+    if (e instanceof HttpProtocolError) {
+      return new DownloadError(`storage sent a malformed answer: ${e.message} (GET ${shown})`, {
+        operationId: OPERATION,
+        cause: e,
+      });
+    }
+    return new NetworkError(`storage request failed (GET ${shown})`, { operationId: OPERATION, cause: e });
+  };
+  let res: Awaited<ReturnType<typeof httpGet>>;
   try {
-    // No headers at all: storage must see neither Origin nor a service cookie or header (§1.10).
-    res = await opts.fetch(url, {
-      method: 'GET',
-      redirect: 'error',
-      credentials: 'omit',
-      signal: signal ? AbortSignal.any([signal, timer.signal]) : timer.signal,
-    });
+    // No headers beyond Host: storage must see neither Origin nor a service cookie or header (§1.10).
+    res = await httpGet(new URL(url), { signal: signal ? AbortSignal.any([signal, timer.signal]) : timer.signal });
   } catch (e) {
     clearTimeout(timeout);
-    if (signal?.aborted) throw signal.reason;
-    if (timer.signal.aborted) {
-      throw new TimeoutError(`no answer from storage within ${opts.timeoutMs} ms (GET ${shown})`, {
-        operationId: OPERATION,
-        cause: e,
-      });
-    }
-    // `redirect: 'error'` fails inside fetch; a redirect is still an answer, and not one we follow.
-    if (/redirect/i.test(String((e as { cause?: unknown })?.cause))) {
-      throw new DownloadError(`storage answered with a redirect, which is not followed (GET ${shown})`, {
-        operationId: OPERATION,
-        cause: e,
-      });
-    }
-    throw new NetworkError(`storage request failed (GET ${shown})`, { operationId: OPERATION, cause: e });
+    throw failed(e);
   }
 
   if (res.status !== 200) {
-    const text = redactQuery(await readPrefix(res, MAX_ERROR_BODY), url);
-    clearTimeout(timeout);
+    let text: string;
+    try {
+      text = redactQuery(await readPrefix(res.body, MAX_ERROR_BODY), url);
+    } finally {
+      clearTimeout(timeout);
+    }
+    if (res.status >= 300 && res.status < 400) {
+      throw new DownloadError(
+        `storage answered with a redirect (${res.status}), which is not followed (GET ${shown})`,
+        {
+          operationId: OPERATION,
+          status: res.status,
+        },
+      );
+    }
     const code = xmlElement(text, 'Code');
     throw new DownloadError(`storage answered ${res.status}${code ? ` ${code}` : ''} (GET ${shown})`, {
       operationId: OPERATION,
@@ -76,20 +101,78 @@ export async function downloadFile(opts: ResolvedOptions, url: string, signal?: 
     });
   }
   clearTimeout(timeout);
-  if (!res.body)
-    throw new DownloadError(`storage sent no body (GET ${shown})`, { operationId: OPERATION, status: 200 });
 
   const announced = res.headers.get('content-length');
-  const encoded = (res.headers.get('content-encoding') ?? 'identity').toLowerCase() !== 'identity';
-  // With a content coding, fetch decodes the body, so its length no longer matches Content-Length.
-  const contentLength = announced !== null && /^\d+$/.test(announced) ? Number(announced) : undefined;
-  const stream = guardStream(res.body, {
-    expectedLength: encoded ? undefined : contentLength,
+  const contentLength = announced !== undefined && /^\d+$/.test(announced) ? Number(announced) : undefined;
+  const body = guardBody(res.body, {
+    expectedLength: contentLength,
     signal,
     error: (problem, cause) =>
       new DownloadError(`${problem} (GET ${shown})`, { operationId: OPERATION, status: 200, cause }),
   });
-  return { stream, contentLength, contentType: res.headers.get('content-type') ?? undefined };
+  let stream: ReadableStream<Uint8Array> | undefined;
+  return {
+    readInto: body.readInto,
+    cancel: body.cancel,
+    get stream() {
+      stream ??= byteStream(body);
+      return stream;
+    },
+    contentLength,
+    contentType: res.headers.get('content-type'),
+  };
+}
+
+type GuardedBody = Pick<BodyReader, 'readInto' | 'cancel'>;
+
+/**
+ * The body with its failures turned into the caller's error: a body shorter or longer than `expectedLength`, a
+ * lost connection or a malformed frame, so a reader can never mistake a cut-off body for a complete one. A cancel
+ * reason comes back as it is.
+ */
+function guardBody(body: BodyReader, o: GuardOptions): GuardedBody {
+  let cancelled: { reason: unknown } | undefined;
+  return {
+    readInto: async (into) => {
+      try {
+        return await body.readInto(into);
+      } catch (e) {
+        if (cancelled) throw cancelled.reason;
+        if (o.signal?.aborted) throw o.signal.reason;
+        const got = body.received;
+        if (e instanceof HttpProtocolError) throw o.error(e.message, e);
+        if (e instanceof PrematureCloseError && o.expectedLength !== undefined) {
+          throw o.error(`body ended after ${got} of ${o.expectedLength} bytes`, e);
+        }
+        throw o.error(`connection lost after ${got} bytes`, e);
+      }
+    },
+    cancel: (reason) => {
+      cancelled ??= { reason: reason ?? new Error('the download was cancelled') };
+      body.cancel(cancelled.reason);
+    },
+  };
+}
+
+/** `body` as a web byte stream: BYOB readers fill their own buffers, default readers get 64 KiB chunks. */
+function byteStream(body: GuardedBody): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    type: 'bytes',
+    autoAllocateChunkSize: STREAM_CHUNK,
+    async pull(controller) {
+      // With autoAllocateChunkSize there is always a request to fill.
+      const request = controller.byobRequest!;
+      const view = request.view!;
+      const n = await body.readInto(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+      if (n === 0) {
+        controller.close();
+        request.respond(0);
+      } else request.respond(n);
+    },
+    cancel(reason) {
+      body.cancel(reason);
+    },
+  });
 }
 
 export interface GuardOptions {
@@ -139,24 +222,17 @@ export function guardStream(body: ReadableStream<Uint8Array>, o: GuardOptions): 
   );
 }
 
-async function readPrefix(res: Response, max: number): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
+async function readPrefix(body: BodyReader, max: number): Promise<string> {
+  const buffer = Buffer.alloc(max);
   let size = 0;
   try {
-    while (size < max) {
-      const step = await reader.read();
-      if (step.done) break;
-      chunks.push(step.value);
-      size += step.value.byteLength;
-    }
+    for (let n = -1; size < max && n !== 0; size += n) n = await body.readInto(buffer.subarray(size));
   } catch {
     // an error body cut off is still an error; what arrived is enough
   } finally {
-    await reader.cancel().catch(() => {});
+    body.cancel();
   }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, max));
+  return new TextDecoder().decode(buffer.subarray(0, size));
 }
 
 /** Storage formats its own errors; one that quotes the signed query (signature, credential) must not leak it. */

@@ -44,6 +44,10 @@ export interface ClientOptions {
   /** Sent as `<prefix>-Client` / `<prefix>-Client-Version`. */
   clientName?: string;
   clientVersion?: string;
+  /**
+   * Carries every call to the service. Not downloads from signed storage URLs: they read into the caller's buffers
+   * over a connection of their own (download.ts, http-get.ts).
+   */
   fetch?: FetchLike;
   logger?: Logger;
   /** Source of jitter in [0, 1); injectable for tests. */

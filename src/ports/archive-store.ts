@@ -29,8 +29,19 @@ export class ObjectExistsError extends Error {
   override name = 'ObjectExistsError';
 }
 
+/**
+ * A body the store reads into its own buffers, so nothing is allocated per chunk (a download through the archive's
+ * tap): `readInto` fills `into` from its start and resolves with the bytes written, 0 at the end. One read at a time.
+ */
+export interface ByteSource {
+  readInto(into: Uint8Array): Promise<number>;
+}
+
+export const isByteSource = (body: unknown): body is ByteSource =>
+  typeof (body as Partial<ByteSource> | undefined)?.readInto === 'function';
+
 export interface ArchiveStore {
-  put(key: string, body: Uint8Array | string | Readable, opts: PutOptions): Promise<StoredObject>;
+  put(key: string, body: Uint8Array | string | Readable | ByteSource, opts: PutOptions): Promise<StoredObject>;
   head(key: string): Promise<StoredObject | undefined>;
   get(key: string): Promise<Uint8Array | undefined>;
   list(prefix: string): AsyncIterable<StoredObject>;

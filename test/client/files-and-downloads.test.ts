@@ -145,6 +145,30 @@ describe('download addresses [26] [29] [33] and downloads', () => {
     expect(bytes.equals(Buffer.from((await resolveStorageKey(emu.state, keyOf(downloadUrl)))!))).toBe(true);
   });
 
+  it("reads the same bytes into the caller's buffer: readInto, and a BYOB reader of the byte stream", async () => {
+    const file = (await client.customEventsListFiles(product)).dailyFiles.at(-2)!;
+    const url = async () => (await client.customEventsDownloadUrl(product, { fileName: file.fileName })).downloadUrl;
+    const stored = Buffer.from((await resolveStorageKey(emu.state, keyOf(await url())))!);
+
+    const direct = await client.download(await url());
+    const into = Buffer.alloc(stored.length + 10);
+    let size = 0;
+    for (let n = -1; n !== 0; size += n) n = await direct.readInto(into.subarray(size, size + 1000));
+    expect(into.subarray(0, size).equals(stored)).toBe(true);
+
+    const reader = (await client.download(await url())).stream.getReader({ mode: 'byob' });
+    let buffer = new ArrayBuffer(4096);
+    const parts: Buffer[] = [];
+    for (;;) {
+      const step = await reader.read(new Uint8Array(buffer));
+      buffer = step.value!.buffer; // the same memory, handed back (and handed on for the next read)
+      if (step.done) break;
+      parts.push(Buffer.from(step.value));
+    }
+    expect(Buffer.concat(parts).equals(stored)).toBe(true);
+    expect(buffer.byteLength).toBe(4096);
+  });
+
   it('refuses a file that is not listed', async () => {
     await expect(
       client.customEventsDownloadUrl(product, { fileName: `${product}_cust_1999-01-01.zip` }),

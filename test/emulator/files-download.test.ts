@@ -178,6 +178,18 @@ describe('customEventsDownloadUrl [26]', () => {
     expect(next).toBe('stalled');
     await reader.cancel();
   });
+  it('corrupts downloads under a corrupt fault: every byte arrives, the middle one altered, the file intact', async () => {
+    const date = formatDay(TODAY - 6);
+    const full = await fetchZip(await urlFor(s, CUST, custName(date)));
+    emu.faults.set({ rules: [{ path: `_cust_${date}`, corruptDownloadRate: 1 }] });
+    const bad = Buffer.from(await (await fetch(await urlFor(s, CUST, custName(date)))).arrayBuffer());
+    emu.faults.clear();
+    const good = Buffer.from(full.bytes);
+    expect(bad.length).toBe(good.length);
+    const differing = [...bad.keys()].filter((i) => bad[i] !== good[i]);
+    expect(differing).toEqual([good.length >> 1]);
+    expect(Buffer.from((await fetchZip(await urlFor(s, CUST, custName(date)))).bytes).equals(good)).toBe(true);
+  });
 });
 
 describe('exceptionsDownloadUrl [29] and rawEventsDownloadUrl [33]', () => {

@@ -1,7 +1,8 @@
 /**
  * The ArchiveStore port over S3 (and, unchanged, over s3rver locally).
  *
- * - Buffers and strings go up with one PutObject, Readables as a streamed multipart upload (s3-multipart-upload.ts).
+ * - Buffers and strings go up with one PutObject; Readables and ByteSources (read into the part buffers) as a
+ *   streamed multipart upload (s3-multipart-upload.ts).
  * - `sha256Base64` is checked here before anything is committed (so local peers behave like S3) and also sent as
  *   ChecksumSHA256 (S3 verifies it and it satisfies Object Lock's integrity-header requirement). For a multipart
  *   upload S3 checks each part's own SHA-256; the whole-object hash is checked here before CompleteMultipartUpload.
@@ -25,7 +26,13 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { type ArchiveStore, ObjectExistsError, type PutOptions, type StoredObject } from '../../ports/archive-store.ts';
+import {
+  type ArchiveStore,
+  type ByteSource,
+  ObjectExistsError,
+  type PutOptions,
+  type StoredObject,
+} from '../../ports/archive-store.ts';
 import {
   ChecksumMismatchError,
   MIN_PART_SIZE,
@@ -104,7 +111,7 @@ export class S3ArchiveStore implements ArchiveStore {
     if (!Number.isInteger(this.#queueSize) || this.#queueSize < 1) throw new RangeError('queueSize must be ≥ 1');
   }
 
-  async put(key: string, body: Uint8Array | string | Readable, opts: PutOptions): Promise<StoredObject> {
+  async put(key: string, body: Uint8Array | string | Readable | ByteSource, opts: PutOptions): Promise<StoredObject> {
     const ifNoneMatch = opts.ifNoneMatch ?? false;
     const metadata = opts.metadata ?? {};
     if (ifNoneMatch && this.#emulateConditionalWrites && (await this.head(key))) throw this.#exists(key);

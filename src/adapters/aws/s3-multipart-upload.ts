@@ -21,6 +21,7 @@ import {
   type S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { type ByteSource, isByteSource } from '../../ports/archive-store.ts';
 
 /** S3's minimum size of every part but the last. */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -33,8 +34,8 @@ export interface StreamUploadRequest {
   client: S3Client;
   bucket: string;
   key: string;
-  /** A Readable, or any other async iterable of bytes. */
-  body: AsyncIterable<Uint8Array | string>;
+  /** A Readable (or any other async iterable of bytes), or a ByteSource, read straight into the part buffers. */
+  body: AsyncIterable<Uint8Array | string> | ByteSource;
   contentType: string;
   metadata: Record<string, string>;
   ifNoneMatch: boolean;
@@ -157,21 +158,35 @@ export async function uploadStream(req: StreamUploadRequest): Promise<StreamUplo
   };
 
   let filling = nextPart();
+  /** Takes the `n` bytes just written at the end of the part being filled; starts the part once it is full. */
+  const filled = async (n: number): Promise<void> => {
+    const data = filling.buffer.subarray(filling.used, filling.used + n);
+    whole?.update(data);
+    filling.hash.update(data);
+    filling.used += n;
+    size += n;
+    if (filling.used === partSize) {
+      await startPart(filling);
+      filling = nextPart();
+    }
+  };
   try {
-    for await (const chunk of req.body) {
-      if (failure) throw failure;
-      let data: Uint8Array = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      whole?.update(data);
-      size += data.byteLength;
-      while (data.byteLength > 0) {
-        const piece = data.subarray(0, partSize - filling.used);
-        filling.buffer.set(piece, filling.used);
-        filling.hash.update(piece);
-        filling.used += piece.byteLength;
-        data = data.subarray(piece.byteLength);
-        if (filling.used === partSize) {
-          await startPart(filling);
-          filling = nextPart();
+    const body = req.body;
+    if (isByteSource(body)) {
+      for (let n = -1; n !== 0; ) {
+        if (failure) throw failure;
+        n = await body.readInto(filling.buffer.subarray(filling.used));
+        await filled(n);
+      }
+    } else {
+      for await (const chunk of body) {
+        if (failure) throw failure;
+        let data: Uint8Array = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        while (data.byteLength > 0) {
+          const piece = data.subarray(0, partSize - filling.used);
+          filling.buffer.set(piece, filling.used);
+          data = data.subarray(piece.byteLength);
+          await filled(piece.byteLength);
         }
       }
     }

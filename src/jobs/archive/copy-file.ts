@@ -20,7 +20,6 @@
  *
  * File-level failures never throw: they come back as 'failed' with the reason and the attempts made.
  */
-import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DownloadError,
@@ -86,6 +85,9 @@ const URL_OPERATION = {
   exceptions: 'exceptionsDownloadUrl',
   rawEvents: 'rawEventsDownloadUrl',
 } as const;
+
+/** The buffer an existing object's download is read into, only to be hashed and checked. */
+const CHECK_BUFFER_SIZE = 256 * 1024;
 
 interface Transfer {
   size: number;
@@ -223,7 +225,7 @@ async function transfer(
     'retrieved-at': retrievedAt,
   };
   // Filled in as the last byte passes, before the store reads the end of the body (see the note at the top).
-  const tap = new DownloadTap(download.stream, {
+  const tap = new DownloadTap(download, {
     idleTimeoutMs: deps.downloadIdleTimeoutMs ?? 30_000,
     onBytes: deps.onBytes,
     onEnd: (end) => Object.assign(metadata, { size: String(end.bytes), sha256: end.sha256 }),
@@ -239,13 +241,13 @@ async function transfer(
   };
   try {
     if (!opts.upload) {
-      for await (const _ of tap.chunks()) {
-        // only the tap's own work: hash, count, check
-      }
+      // Only the tap's own work: hash, count, check; the bytes go nowhere.
+      const scratch = Buffer.allocUnsafe(CHECK_BUFFER_SIZE);
+      while ((await tap.readInto(scratch)) > 0);
       return await checked();
     }
     const expected = opts.republished;
-    await deps.store.put(task.key, Readable.from(tap.chunks(), { objectMode: false }), {
+    await deps.store.put(task.key, tap, {
       contentType: 'application/zip',
       metadata,
       ...(expected === undefined

@@ -1,14 +1,16 @@
 /**
- * The tap every archived download passes through on its way to the store, one loop over the body: SHA-256, byte
- * count, progress and the streaming ZIP check, chunk by chunk. A chunk goes on only once the verifier has taken it
- * (the verifier holds no data, so nothing piles up); a broken ZIP fails the body at the first bad byte.
+ * The tap every archived download passes through on its way to the store: SHA-256, byte count, progress and the
+ * streaming ZIP check, read by read. The store reads the body through the tap straight into its part buffers
+ * (`readInto`), and a read resolves only once the verifier has taken its bytes (the verifier holds no data, so
+ * nothing piles up); a broken ZIP fails the body at the first bad byte.
  *
  * Each read of the body is time-bounded: storage that sends its headers and then stops sending (a stalled
  * connection) fails the body with a TimeoutError once no byte came for `idleTimeoutMs`. Only the wait for bytes is
  * timed, never the time the reader (the upload) takes between reads.
  */
 import { createHash } from 'node:crypto';
-import { TimeoutError } from '../../client/index.ts';
+import { type Download, TimeoutError } from '../../client/index.ts';
+import type { ByteSource } from '../../ports/archive-store.ts';
 import { ZipVerifier } from './zip-verifier.ts';
 
 export interface TapEnd {
@@ -24,69 +26,81 @@ export interface TapOptions {
   onEnd?: (end: TapEnd) => void;
 }
 
-export class DownloadTap {
+export class DownloadTap implements ByteSource {
   readonly verifier = new ZipVerifier();
   readonly #hash = createHash('sha256');
-  readonly #body: ReadableStream<Uint8Array>;
+  readonly #body: Pick<Download, 'readInto' | 'cancel'>;
   readonly #opts: TapOptions;
-  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  /** One timer, re-armed before every read: firing while no read is waiting (the upload is busy) means nothing. */
+  #idle: NodeJS.Timeout | undefined;
+  #waiting = false;
+  #stalled: TimeoutError | undefined;
+  #ended = false;
   /** Bytes that passed so far. */
   bytes = 0;
   /** Hex SHA-256 of all bytes; set when the body ended and checked out. */
   sha256: string | undefined;
 
-  constructor(body: ReadableStream<Uint8Array>, opts: TapOptions) {
+  constructor(body: Pick<Download, 'readInto' | 'cancel'>, opts: TapOptions) {
     this.#body = body;
     this.#opts = opts;
   }
 
-  /** The body's chunks, each hashed, counted and checked before it is handed on. Read once. */
-  async *chunks(): AsyncGenerator<Uint8Array, void, undefined> {
-    const reader = this.#body.getReader();
-    this.#reader = reader;
-    const { idleTimeoutMs } = this.#opts;
-    let waiting = false;
-    let stalled: TimeoutError | undefined;
-    // One timer, re-armed before every read: firing while no read is waiting (the upload is busy) means nothing.
-    const idle = setTimeout(() => {
-      if (!waiting) return;
-      stalled = new TimeoutError(
-        `storage sent no bytes for ${idleTimeoutMs} ms (after ${this.bytes} bytes of the body)`,
-        { operationId: 'download' },
-      );
-      reader.cancel(stalled).catch(() => {});
-    }, idleTimeoutMs).unref();
+  /**
+   * The next bytes of the body, read into `into` (the reader's own buffer: nothing is allocated per chunk), hashed,
+   * counted and checked before this resolves with their number; 0 once the body ended and the ZIP checked out.
+   */
+  async readInto(into: Uint8Array): Promise<number> {
+    if (this.#ended) return 0;
     try {
-      for (;;) {
-        waiting = true;
-        idle.refresh();
-        const step = await reader.read();
-        waiting = false;
-        if (stalled) throw stalled;
-        if (step.done) break;
-        const chunk = step.value;
-        this.#hash.update(chunk);
-        this.bytes += chunk.byteLength;
-        this.#opts.onBytes?.(chunk.byteLength);
-        await this.verifier.write(chunk);
-        yield chunk;
+      this.#waiting = true;
+      this.#armIdleTimer();
+      const n = await this.#body.readInto(into);
+      this.#waiting = false;
+      if (this.#stalled) throw this.#stalled;
+      if (n === 0) {
+        await this.verifier.end();
+        const sha256 = this.#hash.digest('hex');
+        this.sha256 = sha256;
+        this.#ended = true;
+        this.#opts.onEnd?.({ bytes: this.bytes, sha256 });
+        this.close();
+        return 0;
       }
-      await this.verifier.end();
-      const sha256 = this.#hash.digest('hex');
-      this.sha256 = sha256;
-      this.#opts.onEnd?.({ bytes: this.bytes, sha256 });
+      const chunk = into.subarray(0, n);
+      this.#hash.update(chunk);
+      this.bytes += n;
+      this.#opts.onBytes?.(n);
+      await this.verifier.write(chunk);
+      return n;
     } catch (e) {
+      this.#waiting = false;
       this.verifier.abort(e);
-      throw e;
-    } finally {
-      clearTimeout(idle);
       this.close();
+      throw this.#stalled ?? e;
     }
   }
 
   /** Stops reading (whatever the state): the download's connection is not left open, the ZIP check gives up. */
   close(): void {
+    clearTimeout(this.#idle);
     this.verifier.abort(new Error('the download stopped before its end'));
-    (this.#reader ?? this.#body).cancel().catch(() => {});
+    this.#body.cancel();
+  }
+
+  #armIdleTimer(): void {
+    if (this.#idle) {
+      this.#idle.refresh();
+      return;
+    }
+    const { idleTimeoutMs } = this.#opts;
+    this.#idle = setTimeout(() => {
+      if (!this.#waiting) return;
+      this.#stalled = new TimeoutError(
+        `storage sent no bytes for ${idleTimeoutMs} ms (after ${this.bytes} bytes of the body)`,
+        { operationId: 'download' },
+      );
+      this.#body.cancel(this.#stalled);
+    }, idleTimeoutMs).unref();
   }
 }

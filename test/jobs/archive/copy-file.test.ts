@@ -276,19 +276,10 @@ describe('copyFile from the emulator to s3rver', () => {
   });
 
   it('never commits a corrupt ZIP, even when storage delivers every announced byte', async () => {
-    const flipping: FetchLike = async (input, init) => {
-      const res = await fetch(input, init);
-      if (!String(input instanceof Request ? input.url : input).startsWith(emu.storageUrl) || res.status !== 200) {
-        return res;
-      }
-      const body = Buffer.from(await res.arrayBuffer());
-      body[Math.floor(body.length / 2)]! ^= 0x5a;
-      return new Response(body, { status: 200, headers: res.headers });
-    };
-    const corrupting = newClient({ fetch: flipping });
     const t = task(daily.at(-7)!);
-    const outcome = await copyFile(t, deps({ client: corrupting }).deps);
-    await corrupting.logout();
+    emu.faults.set({ rules: [{ path: t.fileName, corruptDownloadRate: 1 }] });
+    const outcome = await copyFile(t, deps().deps);
+    emu.faults.clear();
     expect(outcome).toMatchObject({ outcome: 'failed', attempts: 3 });
     expect(outcome.outcome === 'failed' && outcome.reason).toMatch(/^ZipVerificationError: entry "/);
     expect(await store.head(t.key)).toBeUndefined();

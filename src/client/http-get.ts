@@ -1,0 +1,335 @@
+/**
+ * A bare HTTP/1.1 GET whose body is read into the caller's buffers: the transport of downloads from signed storage
+ * URLs (download.ts).
+ *
+ * Why not fetch: every chunk fetch (or node:http) delivers is a new 64 KiB Buffer, so a 1 GiB download allocates
+ * 1 GiB that lives until the next garbage collection — about 100 MB of resident memory on top of the copy itself
+ * (bench/RESULTS.md). Here the socket reads into one buffer allocated per connection (`onread`, for TCP and TLS
+ * alike), the body bytes are copied from it straight into the buffer the reader passes to `readInto`, and nothing
+ * is allocated per chunk.
+ *
+ * Scope, on purpose: one request per connection (`Connection: close`), no redirects, no content codings
+ * (`Accept-Encoding: identity`), bodies framed by Content-Length, chunked transfer coding or the connection's end.
+ * Storage answers a signed GET like that; anything stranger fails with an HttpProtocolError.
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+
+/** The response violates HTTP/1.1 framing (or our limits on it); the connection is closed. */
+export class HttpProtocolError extends Error {
+  override name = 'HttpProtocolError';
+}
+
+/** The connection closed before the body's framing said it was complete. */
+export class PrematureCloseError extends Error {
+  override name = 'PrematureCloseError';
+}
+
+export interface GetOptions {
+  /** Aborting closes the connection; a pending read rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+  /** Size of the connection's read buffer. @default 65536 */
+  readBufferSize?: number;
+  /** Extra trust anchors for https (tests with a self-signed certificate). */
+  ca?: string | Buffer | undefined;
+}
+
+export interface BodyReader {
+  /**
+   * Copies the next body bytes into `into`, from its start, and resolves with how many (at least one), or 0 once the
+   * body is complete. Rejects when the connection fails or closes early. One read at a time.
+   */
+  readInto(into: Uint8Array): Promise<number>;
+  /** Body bytes delivered so far. */
+  readonly received: number;
+  /** Closes the connection; a pending read rejects with `reason`. Safe to call at any time, more than once. */
+  cancel(reason?: unknown): void;
+}
+
+export interface GetResponse {
+  status: number;
+  /** Header names in lower case; repeated headers joined with ", ". */
+  headers: Map<string, string>;
+  body: BodyReader;
+}
+
+const MAX_HEAD = 64 * 1024;
+const MAX_CHUNK_LINE = 4096;
+const CRLFCRLF = Buffer.from('\r\n\r\n');
+
+export function httpGet(url: URL, opts: GetOptions = {}): Promise<GetResponse> {
+  return new Promise((resolve, reject) => {
+    new Connection(url, opts, resolve, reject);
+  });
+}
+
+type Framing =
+  | { kind: 'length'; remaining: number }
+  | { kind: 'chunked'; state: 'size' | 'data' | 'data-end' | 'trailer'; remaining: number; line: string }
+  | { kind: 'close' };
+
+interface PendingRead {
+  into: Uint8Array;
+  resolve: (n: number) => void;
+  reject: (e: unknown) => void;
+}
+
+class Connection implements BodyReader {
+  readonly #socket: net.Socket;
+  #onHead: ((r: GetResponse) => void) | undefined;
+  #onHeadError: ((e: unknown) => void) | undefined;
+  #head: Buffer[] = [];
+  #headBytes = 0;
+  #framing: Framing | undefined;
+  /** Body bytes that arrived while no read was waiting; the socket is paused while there are any. */
+  readonly #stash: Buffer;
+  #stashStart = 0;
+  #stashEnd = 0;
+  #pending: PendingRead | undefined;
+  #complete = false;
+  #failure: unknown;
+  #paused = false;
+  received = 0;
+
+  constructor(url: URL, opts: GetOptions, resolve: (r: GetResponse) => void, reject: (e: unknown) => void) {
+    this.#onHead = resolve;
+    this.#onHeadError = reject;
+    const size = opts.readBufferSize ?? 64 * 1024;
+    this.#stash = Buffer.allocUnsafeSlow(size);
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const https = url.protocol === 'https:';
+    const port = Number(url.port) || (https ? 443 : 80);
+    const buffer = Buffer.allocUnsafeSlow(size);
+    const onread = { buffer, callback: (n: number) => this.#onBytes(buffer.subarray(0, n)) };
+    // tls.connect takes `onread` as net.connect does (Node ≥ 15.1), though @types/node does not declare it there.
+    const secure: tls.ConnectionOptions & { onread: typeof onread } = {
+      host,
+      port,
+      onread,
+      ALPNProtocols: ['http/1.1'],
+      ...(net.isIP(host) ? {} : { servername: host }),
+      ...(opts.ca ? { ca: opts.ca } : {}),
+    };
+    this.#socket = https ? tls.connect(secure) : net.connect({ host, port, onread });
+    this.#socket.on('error', (e) => this.#fail(e));
+    this.#socket.on('end', () => this.#onEnd());
+    this.#socket.on('close', () => this.#fail(new PrematureCloseError('the connection closed')));
+    const signal = opts.signal;
+    if (signal) {
+      if (signal.aborted) this.#fail(signal.reason);
+      else {
+        const onAbort = () => this.#fail(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.#socket.once('close', () => signal.removeEventListener('abort', onAbort));
+      }
+    }
+    this.#socket.write(
+      `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n` +
+        'Accept-Encoding: identity\r\nUser-Agent: pulse\r\n\r\n',
+    );
+  }
+
+  readInto(into: Uint8Array): Promise<number> {
+    if (this.#pending) return Promise.reject(new Error('a read is already waiting on this body'));
+    if (into.byteLength === 0) return Promise.resolve(0);
+    if (this.#stashEnd > this.#stashStart) {
+      const n = Math.min(into.byteLength, this.#stashEnd - this.#stashStart);
+      into.set(this.#stash.subarray(this.#stashStart, this.#stashStart + n));
+      this.#stashStart += n;
+      if (this.#stashStart === this.#stashEnd) this.#resume();
+      return Promise.resolve(n);
+    }
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#complete) return Promise.resolve(0);
+    return new Promise((resolve, reject) => {
+      this.#pending = { into, resolve, reject };
+      this.#resume();
+    });
+  }
+
+  cancel(reason?: unknown): void {
+    this.#fail(reason ?? new Error('the body was cancelled'));
+  }
+
+  /** Called by the socket with bytes in its read buffer, valid only during the call. false pauses the socket. */
+  #onBytes(data: Buffer): boolean {
+    if (this.#failure !== undefined || this.#complete) return false;
+    try {
+      if (this.#framing === undefined) this.#readHead(data);
+      else this.#frame(data);
+    } catch (e) {
+      this.#fail(e);
+      return false;
+    }
+    // Reading on while the stash is empty lets one buffer's worth arrive ahead of the next read; pausing whenever
+    // the stash holds bytes keeps it from ever needing more than that.
+    const keepReading = !this.#complete && this.#stashEnd === this.#stashStart;
+    this.#paused = !keepReading;
+    return keepReading;
+  }
+
+  #readHead(data: Buffer): void {
+    this.#head.push(Buffer.from(data)); // copied: the socket reuses its buffer (the head is small and read once)
+    this.#headBytes += data.byteLength;
+    const all = this.#head.length === 1 ? this.#head[0]! : Buffer.concat(this.#head);
+    this.#head = [all];
+    const end = all.indexOf(CRLFCRLF);
+    if (end < 0) {
+      if (all.byteLength > MAX_HEAD) throw new HttpProtocolError(`response head longer than ${MAX_HEAD} bytes`);
+      return;
+    }
+    const lines = all.subarray(0, end).toString('latin1').split('\r\n');
+    const status = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(lines[0]!);
+    if (!status) throw new HttpProtocolError(`not an HTTP/1.1 status line: ${JSON.stringify(lines[0]!.slice(0, 60))}`);
+    const code = Number(status[1]);
+    const rest = all.subarray(end + 4);
+    if (code >= 100 && code < 200) {
+      // An interim answer (100 Continue, 103 Early Hints): the real one follows.
+      this.#head = [];
+      this.#headBytes = 0;
+      if (rest.byteLength > 0) this.#readHead(rest);
+      return;
+    }
+    const headers = new Map<string, string>();
+    for (const line of lines.slice(1)) {
+      const colon = line.indexOf(':');
+      if (colon <= 0) throw new HttpProtocolError(`malformed header line: ${JSON.stringify(line.slice(0, 60))}`);
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      const before = headers.get(name);
+      headers.set(name, before === undefined ? value : `${before}, ${value}`);
+    }
+    this.#framing = framingOf(headers);
+    this.#head = [];
+    const onHead = this.#onHead!;
+    this.#onHead = undefined;
+    this.#onHeadError = undefined;
+    onHead({ status: code, headers, body: this });
+    if (this.#framing.kind === 'length' && this.#framing.remaining === 0) this.#finish();
+    else if (rest.byteLength > 0) this.#frame(rest);
+  }
+
+  /** Takes raw body bytes (framing included) and delivers the payload. */
+  #frame(data: Buffer): void {
+    const f = this.#framing!;
+    if (f.kind === 'close') {
+      this.#deliver(data);
+      return;
+    }
+    if (f.kind === 'length') {
+      if (data.byteLength > f.remaining) {
+        throw new HttpProtocolError(`body is longer than the announced Content-Length`);
+      }
+      f.remaining -= data.byteLength;
+      this.#deliver(data);
+      if (f.remaining === 0) this.#finish();
+      return;
+    }
+    let at = 0;
+    while (at < data.byteLength && !this.#complete) {
+      if (f.state === 'data') {
+        const n = Math.min(f.remaining, data.byteLength - at);
+        this.#deliver(data.subarray(at, at + n));
+        at += n;
+        f.remaining -= n;
+        if (f.remaining === 0) f.state = 'data-end';
+        continue;
+      }
+      const eol = data.indexOf(0x0a, at);
+      const piece = data.subarray(at, eol < 0 ? data.byteLength : eol + 1).toString('latin1');
+      at += piece.length;
+      f.line += piece;
+      if (f.line.length > MAX_CHUNK_LINE) throw new HttpProtocolError('chunk header line too long');
+      if (eol < 0) return;
+      const line = f.line.replace(/\r?\n$/, '');
+      f.line = '';
+      if (f.state === 'data-end') {
+        if (line !== '') throw new HttpProtocolError('chunk data not followed by CRLF');
+        f.state = 'size';
+      } else if (f.state === 'size') {
+        const size = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(line);
+        if (!size) throw new HttpProtocolError(`malformed chunk size: ${JSON.stringify(line.slice(0, 40))}`);
+        f.remaining = Number.parseInt(size[1]!, 16);
+        f.state = f.remaining === 0 ? 'trailer' : 'data';
+      } else if (line === '') this.#finish(); // the empty line after the trailers
+    }
+  }
+
+  /** Payload bytes for the reader: into the waiting read as far as they fit, the rest into the stash. */
+  #deliver(data: Buffer): void {
+    if (data.byteLength === 0) return;
+    this.received += data.byteLength;
+    let rest = data;
+    const read = this.#pending;
+    if (read && this.#stashEnd === this.#stashStart) {
+      const n = Math.min(read.into.byteLength, rest.byteLength);
+      read.into.set(rest.subarray(0, n));
+      rest = rest.subarray(n);
+      this.#pending = undefined;
+      read.resolve(n);
+    }
+    if (rest.byteLength === 0) return;
+    if (this.#stashStart === this.#stashEnd) this.#stashStart = this.#stashEnd = 0;
+    if (this.#stashEnd + rest.byteLength > this.#stash.byteLength) {
+      // Compact first; the stash holds at most one read buffer's worth, since the socket pauses while it has any.
+      this.#stash.copy(this.#stash, 0, this.#stashStart, this.#stashEnd);
+      this.#stashEnd -= this.#stashStart;
+      this.#stashStart = 0;
+    }
+    if (this.#stashEnd + rest.byteLength > this.#stash.byteLength) {
+      throw new HttpProtocolError('read buffer overrun'); // not reachable while the socket pauses as it should
+    }
+    this.#stash.set(rest, this.#stashEnd);
+    this.#stashEnd += rest.byteLength;
+  }
+
+  #finish(): void {
+    this.#complete = true;
+    const read = this.#pending;
+    if (read) {
+      this.#pending = undefined;
+      read.resolve(0);
+    }
+    this.#socket.destroy();
+  }
+
+  #onEnd(): void {
+    if (this.#complete || this.#failure !== undefined) return;
+    if (this.#framing?.kind === 'close') {
+      this.#finish();
+      return;
+    }
+    const what = this.#framing === undefined ? 'before the response head' : `after ${this.received} body bytes`;
+    this.#fail(new PrematureCloseError(`the connection closed ${what}`));
+  }
+
+  #fail(e: unknown): void {
+    if (this.#complete || this.#failure !== undefined) return;
+    this.#failure = e;
+    this.#socket.destroy();
+    const onHeadError = this.#onHeadError;
+    this.#onHead = this.#onHeadError = undefined;
+    onHeadError?.(e);
+    const read = this.#pending;
+    this.#pending = undefined;
+    read?.reject(e);
+  }
+
+  #resume(): void {
+    if (!this.#paused || this.#failure !== undefined || this.#complete) return;
+    this.#paused = false;
+    this.#socket.resume();
+  }
+}
+
+function framingOf(headers: Map<string, string>): Framing {
+  const te = headers.get('transfer-encoding');
+  if (te !== undefined) {
+    if (te.toLowerCase() !== 'chunked') throw new HttpProtocolError(`unsupported Transfer-Encoding: ${te}`);
+    return { kind: 'chunked', state: 'size', remaining: 0, line: '' };
+  }
+  const length = headers.get('content-length');
+  if (length === undefined) return { kind: 'close' };
+  if (!/^\d{1,15}$/.test(length)) throw new HttpProtocolError(`malformed Content-Length: ${length.slice(0, 40)}`);
+  return { kind: 'length', remaining: Number(length) };
+}
