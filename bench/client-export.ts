@@ -16,15 +16,14 @@
  * environment, never through a command line or their output.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EmulatorOptions } from '../emulator/index.ts';
 import { S3ArchiveStore, s3ClientFor } from '../src/adapters/aws/s3-archive-store.ts';
 import { ReportingClient } from '../src/client/index.ts';
 import { DEFAULT_CLIENT_PROPERTIES } from '../src/config/schema.ts';
-import { archiveClientData, clientDataFileName } from '../src/jobs/archive/client-data.ts';
+import { archiveClientData, clientDataFileName, fileSource } from '../src/jobs/archive/client-data.ts';
 import { systemClock } from '../src/ports/clock.ts';
 import type { Logger } from '../src/ports/logger.ts';
 import type { ClientExportResult, ExportRun, UploadRun } from './archive-results.ts';
@@ -151,8 +150,11 @@ async function measureUpload(file: string, endpoint: string): Promise<UploadRun>
   const bytes = (await stat(file)).size;
   const startRssMb = peakRssMb();
   const t0 = performance.now();
-  await store.put(`bench/upload/${randomBytes(4).toString('hex')}`, createReadStream(file), {
+  // As the job uploads its spool file (client-data.ts).
+  await using handle = await open(file);
+  await store.put(`bench/upload/${randomBytes(4).toString('hex')}`, fileSource(handle), {
     contentType: 'application/gzip',
+    maxPartsInFlight: 1,
   });
   const ms = Math.round(performance.now() - t0);
   s3.destroy();

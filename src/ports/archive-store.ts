@@ -16,6 +16,11 @@ export interface PutOptions {
    * CompleteMultipartUpload). Throwing aborts the upload: nothing is committed. Used to verify a download.
    */
   verify?: () => Promise<void>;
+  /**
+   * At most this many pieces of a streamed body in memory (and on the wire) at once, where the store uploads in
+   * pieces; fewer than the store's default trades speed for memory. @default the store's own
+   */
+  maxPartsInFlight?: number;
 }
 
 export interface StoredObject {

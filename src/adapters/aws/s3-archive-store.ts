@@ -140,7 +140,7 @@ export class S3ArchiveStore implements ArchiveStore {
           ...(opts.sha256Base64 !== undefined ? { sha256Base64: opts.sha256Base64 } : {}),
           verify: opts.verify,
           partSize: this.#partSize,
-          queueSize: this.#queueSize,
+          queueSize: Math.max(1, Math.min(this.#queueSize, opts.maxPartsInFlight ?? this.#queueSize)),
         });
       }
       return stored(key, res.size, metadata, res.versionId);
