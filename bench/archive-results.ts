@@ -224,23 +224,21 @@ export function archiveCopyNotes(a: ArchiveCopyResult): string {
   the SigV4 payload hash of each part. The copy hashes each byte twice with SHA-256: once in the download tap
   (the file's hash) and once per part, a hash that goes out both as ChecksumSHA256 and as the signed payload hash
   (\`x-amz-content-sha256\`), so the signer does not hash the part a third time; it also computes the ZIP check's
-  CRC-32 over the entry's data. The tap, the ZIP check and the filling of parts are one loop over the download
-  (src/jobs/archive/download-tap.ts), whose chunks are copied into part buffers that are reused once their part
-  is uploaded. The storage listener, s3rver and the copier share this machine's two cores, so CPU the copier
-  spends is taken from the servers.
+  CRC-32 over the entry's data. The download is a bare HTTP/1.1 GET over a connection of its own
+  (src/client/http-get.ts): the socket reads into one 64 KiB buffer (\`onread\`), and the multipart upload reads the
+  body through the tap (src/jobs/archive/download-tap.ts: hash, count, ZIP check) straight into its part buffers,
+  which are reused once their part is uploaded; nothing is allocated per chunk, which is also why the copy needs
+  less CPU than the raw pipe through \`fetch\`. The storage listener, s3rver and the copier share this machine's two
+  cores, so CPU the copier spends is taken from the servers.
 - Memory: the bundled copier holds ${startRss} MB before the first byte (the same copy run as type-stripped .ts:
-  ${a.typeStripped.startRssMb} MB), mostly Node itself and the AWS SDK. Streaming adds at most ${a.queueSize} part buffers of ${part} MiB, the pages of
-  Node's binary that downloading, hashing and uploading run through, and the download's 64 KiB chunks: Node
-  allocates one per socket read, and they are freed only when V8 next collects, which it does when enough such
-  external memory has piled up; how much has piled up at that moment, and how much of it the allocator keeps, is
-  what varies between processes. The raw pipe, from the same bundle with the same parts in flight, peaks at
-  ${list(rawPeaks, 'MB')}. Highest peaks of the copy: ${a.peakRssSmallMb} MB for ${small}, ${a.peakRssLargeMb} MB for ${large}; "flat" compares the
-  medians of as many processes per size, since the highest of more processes is higher by chance alone. What
-  differs between the sizes, seen in separate runs with V8's heap statistics: during a ${large} copy V8 grows the
-  young generation it reserves from 16 MB to 32 MB and 64 MB (after about 2 and 5 s), while a ${small} copy ends
-  within the first second at 16 MB. The part buffers are bounded by the store and the young generation by V8 (it
-  can reserve up to 128 MB on this machine), so memory is bounded whatever the file's size, but not flat yet between
-  these two sizes.
+  ${a.typeStripped.startRssMb} MB), mostly Node itself and the AWS SDK. Streaming adds at most ${a.queueSize} part buffers of ${part} MiB, one
+  64 KiB read buffer and the young generation of V8's heap (small objects per read: promises, views). The raw pipe,
+  from the same bundle with the same parts in flight, peaks at ${list(rawPeaks, 'MB')}: \`fetch\` (like node:http) hands
+  over every socket read as a new 64 KiB Buffer, freed only when V8 next collects, which it does when enough such
+  external memory has piled up; that pile, and what the allocator keeps of it, is the difference (a bare 1 GiB
+  download with hashing, nothing else: 143 MB through \`fetch\`, 60 MB through one reused read buffer). Highest peaks
+  of the copy: ${a.peakRssSmallMb} MB for ${small}, ${a.peakRssLargeMb} MB for ${large}; "flat" compares the medians of as many processes
+  per size, since the highest of more processes is higher by chance alone.
 `;
 }
 
@@ -272,12 +270,12 @@ function clientExportNotes(c: ClientExportResult): string {
   per client the converter makes a few short strings and writes the line into the chunk's output buffer at once,
   so hardly anything outlives a young-generation collection, and V8 grows the heap no further for ${large} clients than
   for ${small} (${small}: ${c.small[0]!.heapTotalMb} MB, ${large}: ${typical.heapTotalMb} MB; ${typical.liveHeapMb} MB of it live after a full collection).
-  The upload then adds the archive store's memory: a ${small} file (${fileMb(c.small[0]!)}) is one PutObject, a ${large} one
-  (${fileMb(typical)}) a multipart upload with its parts in flight, and the chunks read from the spool file are garbage once
-  copied, collected only when V8 next runs. Uploaded alone, in a fresh process loaded the same way, the ${small} file
-  peaks at ${up(c.uploadSmall)} and the ${large} file at ${up(c.uploadLarge)}. Whole step: ${c.peakRssSmallMb} → ${c.peakRssLargeMb} MB (${c.rssRatio}×),
-  the difference being that upload, which this step hands to the store as a stream. No V8 flags: the job's children run
-  with \`--expose-gc\` only, to read the live heap after the measurement.
+  The upload then adds the archive store's memory: the spool file is read straight into the store's part buffers
+  (\`fileSource\`, no chunk allocated per read), one part in flight (\`maxPartsInFlight: 1\`; the file is read at disk
+  speed, so more in flight would buy little time for up to four parts of memory): a ${small} file (${fileMb(c.small[0]!)}) is one PutObject, a ${large} one
+  (${fileMb(typical)}) a multipart upload of one part at a time. Uploaded alone, in a fresh process loaded the same way, the ${small} file
+  peaks at ${up(c.uploadSmall)} and the ${large} file at ${up(c.uploadLarge)}. Whole step: ${c.peakRssSmallMb} → ${c.peakRssLargeMb} MB (${c.rssRatio}×).
+  No V8 flags: the job's children run with \`--expose-gc\` only, to read the live heap after the measurement.
 - Before, the job read the paged list [30] (still its source when no property is configured, since [31] needs one,
   and an option of the task, \`source: 'pages'\`): 200 clients per request, each page parsed and validated with zod,
   each record serialised again. It peaks at ${c.pagesSmall.peakRssMb} MB for ${small} and ${c.pagesLarge.peakRssMb} MB for ${large} (${c.pagesRssRatio}×; ${heap(c.pagesLarge)}):

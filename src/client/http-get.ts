@@ -70,6 +70,8 @@ type Framing =
 
 interface PendingRead {
   into: Uint8Array;
+  /** Bytes already copied into `into`. */
+  filled: number;
   resolve: (n: number) => void;
   reject: (e: unknown) => void;
 }
@@ -86,6 +88,8 @@ class Connection implements BodyReader {
   #stashStart = 0;
   #stashEnd = 0;
   #pending: PendingRead | undefined;
+  /** Settles a partly filled read once this turn of the event loop has read what the socket had. */
+  #settleSoon: NodeJS.Immediate | undefined;
   #complete = false;
   #failure: unknown;
   #paused = false;
@@ -142,7 +146,7 @@ class Connection implements BodyReader {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     if (this.#complete) return Promise.resolve(0);
     return new Promise((resolve, reject) => {
-      this.#pending = { into, resolve, reject };
+      this.#pending = { into, filled: 0, resolve, reject };
       this.#resume();
     });
   }
@@ -255,18 +259,24 @@ class Connection implements BodyReader {
     }
   }
 
-  /** Payload bytes for the reader: into the waiting read as far as they fit, the rest into the stash. */
+  /**
+   * Payload bytes for the reader: into the waiting read as far as they fit, the rest into the stash. A read that is
+   * not full yet settles after the socket's other reads of this event-loop turn (libuv reads a busy socket several
+   * times per turn), so each read hands over what arrived meanwhile, not one socket read: fewer, larger reads keep
+   * the per-read work of the layers above (hashing, the ZIP check, promises) small.
+   */
   #deliver(data: Buffer): void {
     if (data.byteLength === 0) return;
     this.received += data.byteLength;
     let rest = data;
     const read = this.#pending;
     if (read && this.#stashEnd === this.#stashStart) {
-      const n = Math.min(read.into.byteLength, rest.byteLength);
-      read.into.set(rest.subarray(0, n));
+      const n = Math.min(read.into.byteLength - read.filled, rest.byteLength);
+      read.into.set(rest.subarray(0, n), read.filled);
+      read.filled += n;
       rest = rest.subarray(n);
-      this.#pending = undefined;
-      read.resolve(n);
+      if (read.filled === read.into.byteLength) this.#settleRead();
+      else this.#settleSoon ??= setImmediate(() => this.#settleRead());
     }
     if (rest.byteLength === 0) return;
     if (this.#stashStart === this.#stashEnd) this.#stashStart = this.#stashEnd = 0;
@@ -283,13 +293,19 @@ class Connection implements BodyReader {
     this.#stashEnd += rest.byteLength;
   }
 
+  /** Resolves the waiting read with what it holds (0 only at the end of the body). */
+  #settleRead(): void {
+    clearImmediate(this.#settleSoon);
+    this.#settleSoon = undefined;
+    const read = this.#pending;
+    if (!read || (read.filled === 0 && !this.#complete)) return;
+    this.#pending = undefined;
+    read.resolve(read.filled);
+  }
+
   #finish(): void {
     this.#complete = true;
-    const read = this.#pending;
-    if (read) {
-      this.#pending = undefined;
-      read.resolve(0);
-    }
+    this.#settleRead();
     this.#socket.destroy();
   }
 
@@ -310,6 +326,7 @@ class Connection implements BodyReader {
     const onHeadError = this.#onHeadError;
     this.#onHead = this.#onHeadError = undefined;
     onHeadError?.(e);
+    clearImmediate(this.#settleSoon);
     const read = this.#pending;
     this.#pending = undefined;
     read?.reject(e);

@@ -130,6 +130,21 @@ describe('httpGet', () => {
     expect(got.equals(body)).toBe(true);
   });
 
+  it('hands a read everything the socket had in that turn, not one socket read at a time', async () => {
+    const body = bytes(2 * 1024 * 1024);
+    const { url } = await serve((s) => {
+      s.write(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`);
+      s.end(body);
+    });
+    const res = await httpGet(new URL(`${url}/f`), { readBufferSize: 16 * 1024 });
+    const into = Buffer.alloc(body.length);
+    let reads = 0;
+    for (let n = -1, at = 0; n !== 0; at += n, reads++) n = await res.body.readInto(into.subarray(at));
+    expect(into.equals(body)).toBe(true);
+    // At least 128 socket reads of at most 16 KiB carry the body; the reader needs far fewer.
+    expect(reads).toBeLessThan(64);
+  });
+
   it('fails a body cut off before its Content-Length with PrematureCloseError, after delivering what came', async () => {
     const { url } = await serve((s) => trickle(s, ['HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n', 'x'.repeat(40)]));
     const res = await httpGet(new URL(`${url}/f`));
