@@ -10,7 +10,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChecksumMismatchError, S3ArchiveStore, s3ClientFor } from '../../src/adapters/aws/s3-archive-store.ts';
 import { ensureBucket, type RunningPeer, startS3rver } from '../../src/adapters/local/peer-servers.ts';
-import { ObjectExistsError } from '../../src/ports/archive-store.ts';
+import { type ByteSource, ObjectExistsError } from '../../src/ports/archive-store.ts';
 import { chunked, MiB, patternBytes, sha256 } from './byte-streams.ts';
 
 const BUCKET = 'pulse-archive-test';
@@ -200,6 +200,57 @@ describe('S3ArchiveStore against s3rver', () => {
       expect(w.headers.authorization).toMatch(/SignedHeaders=[^,]*x-amz-content-sha256/);
     }
     expect(Buffer.from((await store.get(key))!).equals(data)).toBe(true);
+    recording.destroy();
+  });
+
+  it('reads a ByteSource straight into its part buffers, with no more parts in flight than asked', async () => {
+    const data = patternBytes(17 * MiB + 77, 5);
+    const key = `exports/${randomUUID()}/read-into.zip`;
+    const recording = s3ClientFor({ endpoint: peer.endpoint });
+    let inFlight = 0;
+    let mostInFlight = 0;
+    recording.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'UploadPartCommand') return next(args);
+        mostInFlight = Math.max(mostInFlight, ++inFlight);
+        try {
+          return await next(args);
+        } finally {
+          inFlight--;
+        }
+      },
+      { step: 'initialize' },
+    );
+    const targets = new Set<ArrayBufferLike>();
+    let at = 0;
+    const source: ByteSource = {
+      // Odd, uneven read sizes, as a socket or a file gives them.
+      async readInto(into) {
+        targets.add(into.buffer);
+        const n = Math.min(into.byteLength, data.length - at, 1 + ((at * 7919) % 700_000));
+        into.set(data.subarray(at, at + n));
+        at += n;
+        return n;
+      },
+    };
+    const store3 = new S3ArchiveStore({ client: recording, bucket: BUCKET, partSize: 5 * MiB, queueSize: 3 });
+    const put = await store3.put(key, source, {
+      contentType: 'application/zip',
+      sha256Base64: sha256(data),
+      maxPartsInFlight: 1,
+    });
+    expect(put.size).toBe(data.length);
+    expect(Buffer.from((await store.get(key))!).equals(data)).toBe(true);
+    expect(mostInFlight).toBe(1);
+    // The reads landed in the part buffers themselves: one, reused, since only one part is ever in flight.
+    expect(targets.size).toBe(1);
+
+    at = 0;
+    mostInFlight = 0;
+    targets.clear();
+    await store3.put(`${key}.3`, source, { contentType: 'application/zip' });
+    expect(mostInFlight).toBe(3);
+    expect(targets.size).toBeLessThanOrEqual(4); // three in flight, one being filled
     recording.destroy();
   });
 
