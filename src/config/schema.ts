@@ -151,6 +151,12 @@ export const Archive = z.strictObject({
     .array(z.string().min(1))
     .default([...DEFAULT_CLIENT_PROPERTIES])
     .describe('client properties written to the client data archive (besides clientId)'),
+  clientSource: z
+    .enum(['export', 'pages'])
+    .default('export')
+    .describe(
+      'where the client data comes from: the export operation [31] (one CSV stream) or the client property list [30] (paged)',
+    ),
   concurrency: z.number().int().min(1).max(32).default(4).describe('files copied at once'),
 });
 

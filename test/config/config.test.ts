@@ -16,6 +16,7 @@ describe('pulse.config.json', () => {
     expect(cfg.digests[0]!.sections).toContain('activity');
     expect(cfg.digests[0]!.thresholds.daysUntilDeclaredLost).toBe(30);
     expect(cfg.service.headerPrefix).toBe('Svc');
+    expect(cfg.archive?.clientSource).toBe('export');
   });
 
   it.each([
@@ -29,6 +30,7 @@ describe('pulse.config.json', () => {
     [(c: RawConfig) => (c.service.password = 'x'), 'service: Unrecognized key'],
     [(c: RawConfig) => c.digests.push(c.digests[0]), 'digests[1].id: duplicate digest id exec-weekly'],
     [(c: RawConfig) => (c.products[0].id = 12345678901), 'products[0].id:'],
+    [(c: RawConfig) => (c.archive.clientSource = 'csv'), 'archive.clientSource:'],
   ])('names the field path of a bad value (%#)', (mutate, expected) => {
     const c = example();
     mutate(c);

@@ -22,7 +22,7 @@ export interface CopyStepPorts {
 
 export async function copyPlannedFile(
   file: PlannedFile,
-  archive: Pick<ArchiveConfig, 'clientProperties'>,
+  archive: Pick<ArchiveConfig, 'clientProperties' | 'clientSource'>,
   ports: CopyStepPorts,
   onBytes?: (n: number) => void,
 ): Promise<CopyOutcome> {
@@ -37,7 +37,7 @@ export async function copyPlannedFile(
   try {
     if (file.kind === 'clientData') {
       return await archiveClientData(
-        { productId, fileName, fileDate, key, properties: archive.clientProperties },
+        { productId, fileName, fileDate, key, properties: archive.clientProperties, source: archive.clientSource },
         deps,
       );
     }

@@ -9,6 +9,8 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../../src/client/index.ts';
 import { archiveClientData, type ClientDataTask, clientDataFileName } from '../../../src/jobs/archive/client-data.ts';
+import { copyPlannedFile } from '../../../src/jobs/archive/copy-planned-file.ts';
+import type { PlannedFile } from '../../../src/jobs/archive/plan.ts';
 import { type ArchivePeers, NO_RAW_PRODUCT, RUN_AT, startArchivePeers } from './archive-peers.ts';
 
 const PRODUCT = NO_RAW_PRODUCT;
@@ -183,4 +185,38 @@ describe('client data from the export [31]', () => {
     );
     expect(head).toBeUndefined();
   });
+});
+
+describe('the configured source (archive.clientSource)', () => {
+  it.each(['export', 'pages'] as const)(
+    'copyPlannedFile reads the clients from the %s source',
+    async (clientSource) => {
+      const paths: string[] = [];
+      const recording: FetchLike = async (input, init) => {
+        paths.push(new URL(input instanceof Request ? input.url : String(input)).pathname);
+        return fetch(input, init);
+      };
+      const ports = ap.ports({ fetch: recording });
+      const fileName = clientDataFileName(PRODUCT, DATE);
+      const key = `test/${++n}/${fileName}`;
+      const file: PlannedFile = {
+        productId: PRODUCT,
+        kind: 'clientData',
+        fileName,
+        fileDate: DATE,
+        key,
+        state: 'missing',
+        backfill: false,
+      };
+      const outcome = await ports.client.withSession((client) =>
+        copyPlannedFile(file, { clientProperties: ['prodVersion'], clientSource }, { ...ports, client }),
+      );
+      expect(outcome).toMatchObject({ outcome: 'archived' });
+      const used = paths.filter((p) => p.includes('/clientPropertyList/'));
+      expect(used.length).toBeGreaterThan(0);
+      const expected = clientSource === 'export' ? '/v3/export/request/' : '/v3/reporting/';
+      expect(used.filter((p) => !p.startsWith(expected))).toEqual([]);
+      expect((await ap.peers.archive.head(key))!.metadata['client-count']).toBe(String(clientIds.length));
+    },
+  );
 });
