@@ -81,7 +81,6 @@ class Connection implements BodyReader {
   #onHead: ((r: GetResponse) => void) | undefined;
   #onHeadError: ((e: unknown) => void) | undefined;
   #head: Buffer[] = [];
-  #headBytes = 0;
   #framing: Framing | undefined;
   /** Body bytes that arrived while no read was waiting; the socket is paused while there are any. */
   readonly #stash: Buffer;
@@ -174,7 +173,6 @@ class Connection implements BodyReader {
 
   #readHead(data: Buffer): void {
     this.#head.push(Buffer.from(data)); // copied: the socket reuses its buffer (the head is small and read once)
-    this.#headBytes += data.byteLength;
     const all = this.#head.length === 1 ? this.#head[0]! : Buffer.concat(this.#head);
     this.#head = [all];
     const end = all.indexOf(CRLFCRLF);
@@ -190,7 +188,6 @@ class Connection implements BodyReader {
     if (code >= 100 && code < 200) {
       // An interim answer (100 Continue, 103 Early Hints): the real one follows.
       this.#head = [];
-      this.#headBytes = 0;
       if (rest.byteLength > 0) this.#readHead(rest);
       return;
     }
