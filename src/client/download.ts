@@ -76,21 +76,20 @@ export async function downloadFile(opts: ResolvedOptions, url: string, signal?: 
     throw failed(e);
   }
 
+  if (res.status >= 300 && res.status < 400) {
+    clearTimeout(timeout);
+    res.body.cancel();
+    throw new DownloadError(`storage answered with a redirect (${res.status}), which is not followed (GET ${shown})`, {
+      operationId: OPERATION,
+      status: res.status,
+    });
+  }
   if (res.status !== 200) {
     let text: string;
     try {
       text = redactQuery(await readPrefix(res.body, MAX_ERROR_BODY), url);
     } finally {
       clearTimeout(timeout);
-    }
-    if (res.status >= 300 && res.status < 400) {
-      throw new DownloadError(
-        `storage answered with a redirect (${res.status}), which is not followed (GET ${shown})`,
-        {
-          operationId: OPERATION,
-          status: res.status,
-        },
-      );
     }
     const code = xmlElement(text, 'Code');
     throw new DownloadError(`storage answered ${res.status}${code ? ` ${code}` : ''} (GET ${shown})`, {
@@ -102,8 +101,7 @@ export async function downloadFile(opts: ResolvedOptions, url: string, signal?: 
   }
   clearTimeout(timeout);
 
-  const announced = res.headers.get('content-length');
-  const contentLength = announced !== undefined && /^\d+$/.test(announced) ? Number(announced) : undefined;
+  const { contentLength } = res;
   const body = guardBody(res.body, {
     expectedLength: contentLength,
     signal,

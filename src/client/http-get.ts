@@ -50,6 +50,8 @@ export interface GetResponse {
   status: number;
   /** Header names in lower case; repeated headers joined with ", ". */
   headers: Map<string, string>;
+  /** The Content-Length that frames the body (checked: a body shorter or longer fails); absent when chunked or close-delimited. */
+  contentLength: number | undefined;
   body: BodyReader;
 }
 
@@ -205,7 +207,13 @@ class Connection implements BodyReader {
     const onHead = this.#onHead!;
     this.#onHead = undefined;
     this.#onHeadError = undefined;
-    onHead({ status: code, headers, body: this });
+    const framing = this.#framing;
+    onHead({
+      status: code,
+      headers,
+      contentLength: framing.kind === 'length' ? framing.remaining : undefined,
+      body: this,
+    });
     if (this.#framing.kind === 'length' && this.#framing.remaining === 0) this.#finish();
     else if (rest.byteLength > 0) this.#frame(rest);
   }

@@ -96,6 +96,7 @@ describe('httpGet', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/zip');
     expect(res.headers.get('x-twice')).toBe('a, b');
+    expect(res.contentLength).toBe(body.length);
     expect((await readAll(res.body, 7)).equals(body)).toBe(true);
     expect(res.body.received).toBe(body.length);
   });
@@ -106,6 +107,7 @@ describe('httpGet', () => {
       trickle(s, ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n', ...wire.split('')]),
     );
     const res = await httpGet(new URL(`${url}/f`));
+    expect(res.contentLength).toBeUndefined();
     expect((await readAll(res.body, 4)).toString()).toBe('abc0123456789-');
   });
 
