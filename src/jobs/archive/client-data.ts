@@ -7,7 +7,8 @@
  * The object's metadata carries its SHA-256 and client count, which are only known at the end of the stream, while
  * S3 takes metadata at the start of an upload. So the stream is spooled through a temporary file (back-pressure from
  * the file to the service's stream), then uploaded with its checksum, which the store verifies before the object
- * is committed. The upload reads the file straight into the store's part buffers, one part at a time. Any failure on the way (a malformed CSV, a broken stream) fails the file before anything is put.
+ * is committed. The upload reads the file straight into the store's part buffers, one part at a time. Any failure
+ * on the way (a malformed CSV, a broken stream) fails the file before anything is put.
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
