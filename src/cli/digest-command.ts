@@ -9,7 +9,7 @@ import { JOB_OPTIONS, JOB_OPTIONS_HELP, openRuntime, report } from './job-comman
 
 export const DIGEST_HELP = `Usage: pulse digest [options]
 
-Sends each configured digest for the ISO week that just ended, exactly once per recipient.
+Sends each configured digest for the ISO week that just ended, at most once per recipient.
 
 Options:
 ${JOB_OPTIONS_HELP}
@@ -19,8 +19,15 @@ ${JOB_OPTIONS_HELP}
   --preview          render without sending or touching the ledger: writes .html and .eml, prints their paths
   --out DIR          where --preview writes (default <work-dir>/preview)
   --send-to ADDRESS  with --preview: also send one copy to this address only
+  --resend-unknown   send again the deliveries whose outcome is unknown (check the mail server's log first)
+  --confirm-unknown  record the deliveries whose outcome is unknown as delivered, without sending
 
-Exit codes: 0 sent (or nothing due), 1 held or failed, 2 usage or configuration error.
+A delivery is unknown when a send may or may not have gone out (the run stopped between sending and recording, or
+the mail server stopped answering mid-message). Pulse never sends those again on its own: it reports them (exit 1)
+and tells the digest's owner once.
+
+Exit codes: 0 sent (or nothing due); 1 held, failed, sent but unconfirmed, or unknown; 2 usage or configuration
+error.
 `;
 
 export async function digestCommand(args: string[], io: CliIo): Promise<number> {
@@ -32,6 +39,8 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
     preview: { type: 'boolean' },
     out: { type: 'string' },
     'send-to': { type: 'string' },
+    'resend-unknown': { type: 'boolean' },
+    'confirm-unknown': { type: 'boolean' },
   });
   if (values.help) {
     io.stdout.write(DIGEST_HELP);
@@ -46,6 +55,13 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
     }
   }
   if (values['send-to'] && !values.preview) throw new UsageError('--send-to goes with --preview');
+  const unknownDeliveries = values['resend-unknown'] ? 'resend' : values['confirm-unknown'] ? 'confirm' : undefined;
+  if (values['resend-unknown'] && values['confirm-unknown']) {
+    throw new UsageError('--resend-unknown and --confirm-unknown exclude each other');
+  }
+  if (unknownDeliveries && (values.preview || values['dry-run'])) {
+    throw new UsageError(`--${unknownDeliveries}-unknown does not go with --preview or --dry-run`);
+  }
   const digestIds = values.digest as string[] | undefined;
   const runtime = await openRuntime(values as Record<string, string | undefined>, io);
   try {
@@ -67,6 +83,7 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
       ...(week ? { week } : {}),
       force: values.force === true,
       dryRun: values['dry-run'] === true,
+      ...(unknownDeliveries ? { unknownDeliveries } : {}),
     });
     return report(result, values.json as boolean | undefined, io);
   } finally {

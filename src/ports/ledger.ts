@@ -1,26 +1,48 @@
 /**
- * Ledger port: exactly-once bookkeeping for anything Pulse sends (a digest per ISO week and recipient, a license
- * alert per key and stage, a failure notice per day). Claims are conditional writes, so two schedulers racing on the
- * same key cannot both win. Adapter: DynamoDB (also against dynalite locally).
+ * Ledger port: at-most-once bookkeeping for anything Pulse sends (a digest per ISO week and recipient, a license
+ * alert per key and stage, an owner notice). Claims are conditional writes, so of two schedulers racing on the same
+ * key exactly one wins. Adapter: DynamoDB (also against dynalite locally).
+ *
+ * A record is `in-progress` (claimed, the send under way), `done` (sent, `complete` recorded it) or `unknown` (the
+ * send may or may not have gone out). A claim that outlived its lease without `complete` is also `unknown`: its
+ * holder died somewhere between claiming and recording, so nobody knows whether the message left. An `unknown`
+ * record is never taken over automatically — only a deliberate `claim(key, { takeOverUnknown: true })` (an operator's
+ * `--resend-unknown`) does that — because for email a missing message is visible and alarmed, a duplicate is not
+ * undoable. See ARCHITECTURE.md "Delivery states".
  */
 export type ClaimResult =
-  /** This caller now owns the key (state in-progress) and must call `complete` or `release`. */
+  /** This caller now owns the key (in-progress) and must call `complete`, `release` or `markUnknown`. */
   | { outcome: 'claimed' }
   /** The work was already done; `detail` is what `complete` recorded. */
   | { outcome: 'done'; detail: Record<string, unknown> }
-  /** Another caller holds a claim that has not expired yet. */
-  | { outcome: 'busy'; claimedAt: string };
+  /** Another caller holds a claim whose lease has not run out: it is sending right now. */
+  | { outcome: 'busy'; claimedAt: string }
+  /** A send whose outcome nobody knows (marked so, or a claim that outlived its lease): not claimed. */
+  | { outcome: 'unknown'; claimedAt: string; reason: string };
+
+export type LedgerRecord =
+  | { state: 'done'; detail: Record<string, unknown> }
+  | { state: 'in-progress'; claimedAt: string }
+  | { state: 'unknown'; claimedAt: string; reason: string };
+
+export interface ClaimOptions {
+  /** How long a claim counts as a live send; after that, without `complete`, it is `unknown`. */
+  leaseSeconds?: number;
+  /** The record's lifetime (TTL). */
+  expiresInDays?: number;
+  /** Claim an `unknown` record too (a deliberate resend); never set automatically. */
+  takeOverUnknown?: boolean;
+}
 
 export interface Ledger {
-  /**
-   * Claims `key` if it is new, or if an earlier claim is older than `leaseSeconds` (its owner died). `expiresInDays`
-   * sets the record's TTL.
-   */
-  claim(key: string, opts?: { leaseSeconds?: number; expiresInDays?: number }): Promise<ClaimResult>;
-  /** Marks a claimed key as done (in-progress → done); fails if the caller no longer holds the claim. */
+  /** Claims `key` if it has no record (or, with `takeOverUnknown`, if its record is `unknown`). */
+  claim(key: string, opts?: ClaimOptions): Promise<ClaimResult>;
+  /** Records a claimed key as done (in-progress → done); fails if the caller no longer holds the claim. */
   complete(key: string, detail: Record<string, unknown>): Promise<void>;
-  /** Gives a claim back after a failure, so a later run may try again. */
+  /** Gives a claim back when the message certainly did not go out, so a later run may send it. */
   release(key: string): Promise<void>;
-  /** The record of a key, if any. */
-  get(key: string): Promise<{ state: 'in-progress' | 'done'; detail?: Record<string, unknown> } | undefined>;
+  /** Keeps a claim as `unknown` when the message may have gone out: never resent without a person deciding. */
+  markUnknown(key: string, reason: string): Promise<void>;
+  /** The record of a key, if any, with an expired claim reported as `unknown`. */
+  get(key: string, opts?: Pick<ClaimOptions, 'leaseSeconds'>): Promise<LedgerRecord | undefined>;
 }

@@ -21,3 +21,12 @@ export interface MailMessage {
 export interface Mailer {
   send(message: MailMessage): Promise<{ messageId: string }>;
 }
+
+/**
+ * `send` failed and the message certainly did not reach the mail server (refused before the first byte of the
+ * message, or answered with a 4xx/5xx reply): sending it again later cannot make a duplicate. Adapters throw this
+ * only when they know; any other error from `send` means the message may have gone out.
+ */
+export class MailNotSentError extends Error {
+  override name = 'MailNotSentError';
+}

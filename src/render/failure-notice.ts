@@ -1,6 +1,7 @@
 /**
- * The owner's "digest held" notice: sent (at most once a day) when the guard stops a digest. Rendered from the
- * compiled templates/failure-notice.mjml, plus a plain-text part with the same content.
+ * Notices to a digest's owner, rendered from the compiled templates/failure-notice.mjml plus a plain-text part with
+ * the same content: "digest held" (the guard stopped a digest; at most once a day) and "delivery unknown" (a send
+ * may or may not have gone out, so Pulse will not send it again on its own; once per such delivery).
  */
 import { loadTemplate } from './compiled-templates.ts';
 import type { RenderedEmail } from './digest-email.ts';
@@ -20,29 +21,101 @@ export interface FailureNoticeView {
   footer: string;
 }
 
+export interface UnknownDeliveryNoticeView {
+  digestId: string;
+  digestTitle: string;
+  isoWeek: string;
+  /** The recipient whose delivery is unknown. */
+  address: string;
+  /** When the send was claimed, and what is known of it. */
+  claimedAt: string;
+  reason: string;
+  /** The command that sends it again on purpose. */
+  resendCommand: string;
+  /** The command that records it as delivered, after the mail server's log showed it was. */
+  confirmCommand: string;
+  footer: string;
+}
+
 export interface RenderedNotice extends RenderedEmail {
   subject: string;
 }
 
+interface NoticeCommand {
+  /** The sentence before the command. */
+  hint: string;
+  text: string;
+}
+
+interface OwnerNotice {
+  subject: string;
+  title: string;
+  weekLabel: string;
+  intro: string;
+  items: string[];
+  outcome: string;
+  command: NoticeCommand | null;
+  /** A second, alternative command. */
+  secondCommand?: NoticeCommand;
+  footer: string;
+}
+
 export function renderFailureNotice(notice: FailureNoticeView, compiledHtml?: string): RenderedNotice {
-  const subject = `Digest held: ${notice.digestTitle} (${notice.digestId}), ${notice.isoWeek}`;
-  const intro = `The digest “${notice.digestTitle}” (${notice.digestId}) for ${notice.isoWeek} was not sent: a check before sending failed.`;
-  const outcome = `Held at ${notice.heldAt}; no recipient was sent this week's digest.`;
   const reasons = notice.reasons.length > 0 ? notice.reasons : ['No reason was recorded.'];
+  return renderOwnerNotice(
+    {
+      subject: `Digest held: ${notice.digestTitle} (${notice.digestId}), ${notice.isoWeek}`,
+      title: 'Digest held',
+      weekLabel: `${notice.digestTitle} · ${notice.isoWeek}`,
+      intro: `The digest “${notice.digestTitle}” (${notice.digestId}) for ${notice.isoWeek} was not sent: a check before sending failed.`,
+      items: reasons,
+      outcome: `Held at ${notice.heldAt}; no recipient was sent this week's digest.`,
+      command: notice.forceCommand
+        ? { hint: 'To send it anyway, with a visible “Data incomplete” banner, run:', text: notice.forceCommand }
+        : null,
+      footer: notice.footer,
+    },
+    compiledHtml,
+  );
+}
+
+export function renderUnknownDeliveryNotice(notice: UnknownDeliveryNoticeView, compiledHtml?: string): RenderedNotice {
+  return renderOwnerNotice(
+    {
+      subject: `Delivery unknown: ${notice.digestTitle} (${notice.digestId}), ${notice.isoWeek}, to ${notice.address}`,
+      title: 'Delivery unknown',
+      weekLabel: `${notice.digestTitle} · ${notice.isoWeek}`,
+      intro: `Pulse cannot tell whether the digest “${notice.digestTitle}” (${notice.digestId}) for ${notice.isoWeek} reached ${notice.address}. It will not send it again on its own: a duplicate to a recipient cannot be taken back.`,
+      items: [`Send started ${notice.claimedAt}.`, notice.reason],
+      outcome: 'Check the mail server’s log (or ask the recipient) before doing anything.',
+      command: { hint: 'If it was not delivered, send it again:', text: notice.resendCommand },
+      secondCommand: {
+        hint: 'If it was delivered, record that instead, and Pulse stops reporting it:',
+        text: notice.confirmCommand,
+      },
+      footer: notice.footer,
+    },
+    compiledHtml,
+  );
+}
+
+function renderOwnerNotice(n: OwnerNotice, compiledHtml?: string): RenderedNotice {
   const html = loadTemplate('failure-notice', compiledHtml).render({
-    title: 'Digest held',
-    weekLabel: `${notice.digestTitle} · ${notice.isoWeek}`,
-    preview: reasons[0]!,
-    intro,
-    reasons,
-    outcome,
-    forceCommand: notice.forceCommand,
+    title: n.title,
+    weekLabel: n.weekLabel,
+    preview: n.items[0] ?? n.intro,
+    intro: n.intro,
+    reasons: n.items,
+    outcome: n.outcome,
+    command: n.command?.text ?? null,
+    commandHint: n.command?.hint ?? '',
+    secondCommand: n.secondCommand?.text ?? null,
+    secondCommandHint: n.secondCommand?.hint ?? '',
     viewInBrowserUrl: null,
-    footer: notice.footer,
+    footer: n.footer,
   });
-  const lines = [subject, '', intro, '', ...reasons.map((r) => `- ${r}`), '', outcome];
-  if (notice.forceCommand)
-    lines.push('', 'To send it anyway, with a visible "Data incomplete" banner, run:', `  ${notice.forceCommand}`);
-  lines.push('', notice.footer);
-  return { subject, html, text: `${lines.join('\n')}\n` };
+  const lines = [n.subject, '', n.intro, '', ...n.items.map((r) => `- ${r}`), '', n.outcome];
+  for (const c of [n.command, n.secondCommand]) if (c) lines.push('', c.hint, `  ${c.text}`);
+  lines.push('', n.footer);
+  return { subject: n.subject, html, text: `${lines.join('\n')}\n` };
 }

@@ -10,6 +10,7 @@ import {
   ClaimLostError,
   DynamoDbLedger,
   dynamoDocumentClientFor,
+  EXPIRED_CLAIM_REASON,
   LEDGER_SORT_KEY,
 } from '../../src/adapters/aws/dynamodb-ledger.ts';
 import { ensureTable, type RunningPeer, startDynalite } from '../../src/adapters/local/peer-servers.ts';
@@ -47,7 +48,7 @@ describe('DynamoDbLedger', () => {
     const key = newKey();
     expect(await ledger.get(key)).toBeUndefined();
     expect(await ledger.claim(key, { expiresInDays: 30 })).toEqual({ outcome: 'claimed' });
-    expect(await ledger.get(key)).toEqual({ state: 'in-progress' });
+    expect(await ledger.get(key)).toEqual({ state: 'in-progress', claimedAt: clock.now().toISOString() });
     await ledger.complete(key, { messageId: '<m1@example.com>', recipients: 2, skipped: undefined });
     expect(await ledger.get(key)).toEqual({ state: 'done', detail: { messageId: '<m1@example.com>', recipients: 2 } });
     expect(await ledgerAt(clock).claim(key)).toEqual({
@@ -60,7 +61,7 @@ describe('DynamoDbLedger', () => {
     expect(raw.Item?.token).toBeUndefined();
   });
 
-  it('answers busy while the claim is held, and lets another claimer in once the lease has run out', async () => {
+  it('answers busy while the claim is held, and unknown once the lease has run out: never taken over by a claim', async () => {
     const clock = new TestClock();
     const first = ledgerAt(clock);
     const second = ledgerAt(clock);
@@ -70,13 +71,54 @@ describe('DynamoDbLedger', () => {
     clock.advance(59);
     expect(await second.claim(key, { leaseSeconds: 60 })).toEqual({ outcome: 'busy', claimedAt });
     clock.advance(2);
-    expect(await second.claim(key, { leaseSeconds: 60 })).toEqual({ outcome: 'claimed' });
+    // Its holder died between claiming and recording: the message may have gone out.
+    const unknown = { outcome: 'unknown', claimedAt, reason: EXPIRED_CLAIM_REASON };
+    expect(await second.claim(key, { leaseSeconds: 60 })).toEqual(unknown);
+    expect(await second.get(key, { leaseSeconds: 60 })).toEqual({
+      state: 'unknown',
+      claimedAt,
+      reason: EXPIRED_CLAIM_REASON,
+    });
+    clock.advance(86_400);
+    expect(await second.claim(key, { leaseSeconds: 60 })).toEqual(unknown);
 
-    // The first holder was taken over: it can neither complete nor release any more.
+    // A deliberate resend takes it over; the first holder can then neither complete nor release.
+    expect(await second.claim(key, { leaseSeconds: 60, takeOverUnknown: true })).toEqual({ outcome: 'claimed' });
     await expect(first.complete(key, { by: 'first' })).rejects.toBeInstanceOf(ClaimLostError);
     await expect(first.release(key)).rejects.toBeInstanceOf(ClaimLostError);
     await second.complete(key, { by: 'second' });
     expect(await first.get(key)).toEqual({ state: 'done', detail: { by: 'second' } });
+  });
+
+  it('keeps a send marked unknown with its reason; only takeOverUnknown claims it, and only one of many', async () => {
+    const clock = new TestClock();
+    const holder = ledgerAt(clock);
+    const key = newKey();
+    const claimedAt = clock.now().toISOString();
+    await holder.claim(key);
+    await holder.markUnknown(key, 'connection lost after DATA');
+    const record = { state: 'unknown', claimedAt, reason: 'connection lost after DATA' };
+    expect(await holder.get(key)).toEqual(record);
+    // Marking gave the claim up: the marker cannot complete it later either.
+    await expect(holder.complete(key, { late: true })).rejects.toBeInstanceOf(ClaimLostError);
+    expect(await ledgerAt(clock).claim(key)).toEqual({ outcome: 'unknown', claimedAt, reason: record.reason });
+
+    const resenders = Array.from({ length: 5 }, () => ledgerAt(clock));
+    const results = await Promise.all(resenders.map((l) => l.claim(key, { takeOverUnknown: true })));
+    expect(results.filter((r) => r.outcome === 'claimed')).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === 'busy')).toHaveLength(4);
+
+    // takeOverUnknown never touches a record that is done or a live claim.
+    const done = newKey();
+    await holder.claim(done);
+    await holder.complete(done, { messageId: '<d@x>' });
+    expect(await ledgerAt(clock).claim(done, { takeOverUnknown: true })).toEqual({
+      outcome: 'done',
+      detail: { messageId: '<d@x>' },
+    });
+    const live = newKey();
+    await holder.claim(live);
+    expect(await ledgerAt(clock).claim(live, { takeOverUnknown: true })).toEqual({ outcome: 'busy', claimedAt });
   });
 
   it('lets exactly one of ten concurrent claimers win', async () => {
@@ -108,7 +150,8 @@ describe('DynamoDbLedger', () => {
     const stranger = ledgerAt(clock);
     await expect(stranger.complete(key, { forged: true })).rejects.toThrow(/holds no claim/);
     await expect(stranger.release(key)).rejects.toBeInstanceOf(ClaimLostError);
-    expect(await stranger.get(key)).toEqual({ state: 'in-progress' });
+    await expect(stranger.markUnknown(key, 'forged')).rejects.toBeInstanceOf(ClaimLostError);
+    expect(await stranger.get(key)).toEqual({ state: 'in-progress', claimedAt: clock.now().toISOString() });
   });
 
   it('passes errors other than a failed condition through, and a holder may retry complete after one', async () => {

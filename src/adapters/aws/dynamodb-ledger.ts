@@ -4,18 +4,23 @@
  * which uses other sort keys), `expiresAt` = TTL in epoch seconds.
  *
  * Claims are conditional PutItems, so of any number of racing claimers exactly one wins. Every claim carries a random
- * token that only this instance knows; `complete` and `release` are conditional on it, so a claimer whose lease ran
- * out (and was taken over) cannot overwrite the new holder's record.
+ * token that only this instance knows; `complete`, `release` and `markUnknown` are conditional on it, so a claimer
+ * whose record was taken over (a deliberate resend of an `unknown` send) cannot overwrite the new holder's record.
+ * An in-progress record older than its lease is never taken over by a plain claim: it reads as `unknown`.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../../ports/clock.ts';
-import type { ClaimResult, Ledger } from '../../ports/ledger.ts';
+import type { ClaimOptions, ClaimResult, Ledger, LedgerRecord } from '../../ports/ledger.ts';
 
 export const LEDGER_SORT_KEY = 'ledger';
 const IN_PROGRESS = 'in-progress';
 const DONE = 'done';
+const UNKNOWN = 'unknown';
+/** Why a claim that outlived its lease is `unknown`. */
+export const EXPIRED_CLAIM_REASON =
+  'claimed but never recorded as sent: the run stopped between claiming and recording (the message may have gone out)';
 
 /** Thrown by `complete`/`release` when this instance does not (or no longer) hold the claim on the key. */
 export class ClaimLostError extends Error {
@@ -26,16 +31,17 @@ export interface DynamoDbLedgerOptions {
   client: DynamoDBDocumentClient;
   tableName: string;
   clock?: Clock;
-  /** How long a claim protects its holder when `claim` is called without `leaseSeconds`. @default 900 */
+  /** How long a claim counts as a live send when called without `leaseSeconds`; later it is `unknown`. @default 900 */
   defaultLeaseSeconds?: number;
   /** Record lifetime (TTL) when `claim` is called without `expiresInDays`. @default 400 */
   defaultExpiresInDays?: number;
 }
 
 interface LedgerItem {
-  state: typeof IN_PROGRESS | typeof DONE;
+  state: typeof IN_PROGRESS | typeof DONE | typeof UNKNOWN;
   claimedAt: string;
   detail?: Record<string, unknown>;
+  reason?: string;
 }
 
 /** A document client with the marshalling the ledger needs (`detail` may carry undefined fields). */
@@ -69,10 +75,14 @@ export class DynamoDbLedger implements Ledger {
     this.#expiresInDays = opts.defaultExpiresInDays ?? 400;
   }
 
-  async claim(key: string, opts: { leaseSeconds?: number; expiresInDays?: number } = {}): Promise<ClaimResult> {
-    const leaseMs = (opts.leaseSeconds ?? this.#leaseSeconds) * 1000;
+  async claim(key: string, opts: ClaimOptions = {}): Promise<ClaimResult> {
+    const leaseMs = this.#leaseMs(opts);
     const expiresInDays = opts.expiresInDays ?? this.#expiresInDays;
-    // A competing record can vanish (released) or go stale between our write and our read; try again then.
+    // Only a deliberate resend may replace an unknown record (marked, or a claim whose lease ran out).
+    const condition = opts.takeOverUnknown
+      ? 'attribute_not_exists(pk) OR #state = :unknown OR (#state = :inProgress AND #claimedAt < :staleBefore)'
+      : 'attribute_not_exists(pk)';
+    // A competing record can vanish (released) or change between our write and our read; try again then.
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = this.#clock.now();
       const token = randomUUID();
@@ -88,13 +98,18 @@ export class DynamoDbLedger implements Ledger {
               claimedAt: now.toISOString(),
               expiresAt: Math.floor(now.getTime() / 1000) + Math.round(expiresInDays * 86_400),
             },
-            // ISO-8601 UTC timestamps of one format compare correctly as strings.
-            ConditionExpression: 'attribute_not_exists(pk) OR (#state = :inProgress AND #claimedAt < :staleBefore)',
-            ExpressionAttributeNames: { '#state': 'state', '#claimedAt': 'claimedAt' },
-            ExpressionAttributeValues: {
-              ':inProgress': IN_PROGRESS,
-              ':staleBefore': new Date(now.getTime() - leaseMs).toISOString(),
-            },
+            ConditionExpression: condition,
+            ...(opts.takeOverUnknown
+              ? {
+                  ExpressionAttributeNames: { '#state': 'state', '#claimedAt': 'claimedAt' },
+                  ExpressionAttributeValues: {
+                    ':unknown': UNKNOWN,
+                    ':inProgress': IN_PROGRESS,
+                    // ISO-8601 UTC timestamps of one format compare correctly as strings.
+                    ':staleBefore': new Date(now.getTime() - leaseMs).toISOString(),
+                  },
+                }
+              : {}),
           }),
         );
         this.#tokens.set(key, token);
@@ -102,11 +117,11 @@ export class DynamoDbLedger implements Ledger {
       } catch (e) {
         if (!isConditionFailure(e)) throw e;
       }
-      const existing = await this.#read(key);
-      if (existing?.state === DONE) return { outcome: 'done', detail: existing.detail ?? {} };
-      if (existing && Date.parse(existing.claimedAt) >= this.#clock.now().getTime() - leaseMs) {
-        return { outcome: 'busy', claimedAt: existing.claimedAt };
-      }
+      const existing = this.#recordOf(await this.#read(key), leaseMs);
+      if (existing === undefined) continue; // released in between
+      if (existing.state === DONE) return { outcome: 'done', detail: existing.detail };
+      if (existing.state === IN_PROGRESS) return { outcome: 'busy', claimedAt: existing.claimedAt };
+      if (!opts.takeOverUnknown) return { outcome: 'unknown', claimedAt: existing.claimedAt, reason: existing.reason };
     }
     throw new Error(`ledger: could not claim ${key}: the record kept changing`);
   }
@@ -160,10 +175,53 @@ export class DynamoDbLedger implements Ledger {
     this.#tokens.delete(key);
   }
 
-  async get(key: string): Promise<{ state: 'in-progress' | 'done'; detail?: Record<string, unknown> } | undefined> {
-    const item = await this.#read(key);
+  async markUnknown(key: string, reason: string): Promise<void> {
+    const token = this.#heldToken(key, 'mark as unknown');
+    try {
+      await this.#db.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { pk: key, sk: LEDGER_SORT_KEY },
+          UpdateExpression: 'SET #state = :unknown, #reason = :reason, #markedAt = :now REMOVE #token',
+          ConditionExpression: '#token = :token AND #state = :inProgress',
+          ExpressionAttributeNames: {
+            '#state': 'state',
+            '#token': 'token',
+            '#reason': 'reason',
+            '#markedAt': 'markedAt',
+          },
+          ExpressionAttributeValues: {
+            ':unknown': UNKNOWN,
+            ':reason': reason,
+            ':now': this.#clock.now().toISOString(),
+            ':token': token,
+            ':inProgress': IN_PROGRESS,
+          },
+        }),
+      );
+    } catch (e) {
+      throw this.#lostOr(e, key, 'mark as unknown');
+    }
+    this.#tokens.delete(key);
+  }
+
+  async get(key: string, opts: Pick<ClaimOptions, 'leaseSeconds'> = {}): Promise<LedgerRecord | undefined> {
+    return this.#recordOf(await this.#read(key), this.#leaseMs(opts));
+  }
+
+  /** A stored item as the port's record: a claim older than its lease is `unknown`. */
+  #recordOf(item: LedgerItem | undefined, leaseMs: number): LedgerRecord | undefined {
     if (!item) return undefined;
-    return item.detail === undefined ? { state: item.state } : { state: item.state, detail: item.detail };
+    if (item.state === DONE) return { state: DONE, detail: item.detail ?? {} };
+    if (item.state === UNKNOWN) return { state: UNKNOWN, claimedAt: item.claimedAt, reason: item.reason ?? '' };
+    if (Date.parse(item.claimedAt) < this.#clock.now().getTime() - leaseMs) {
+      return { state: UNKNOWN, claimedAt: item.claimedAt, reason: EXPIRED_CLAIM_REASON };
+    }
+    return { state: IN_PROGRESS, claimedAt: item.claimedAt };
+  }
+
+  #leaseMs(opts: Pick<ClaimOptions, 'leaseSeconds'>): number {
+    return (opts.leaseSeconds ?? this.#leaseSeconds) * 1000;
   }
 
   async #read(key: string): Promise<LedgerItem | undefined> {
@@ -177,7 +235,7 @@ export class DynamoDbLedger implements Ledger {
   #lostOr(e: unknown, key: string, action: string): unknown {
     if (!isConditionFailure(e)) return e;
     this.#tokens.delete(key);
-    return new ClaimLostError(`ledger: cannot ${action} ${key}: the claim was taken over`);
+    return new ClaimLostError(`ledger: cannot ${action} ${key}: the claim was taken over or its state changed`);
   }
 
   #heldToken(key: string, action: string): string {

@@ -5,7 +5,7 @@
  */
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { createTransport, type Transporter } from 'nodemailer';
-import type { Mailer, MailMessage } from '../../ports/mailer.ts';
+import { type Mailer, type MailMessage, MailNotSentError } from '../../ports/mailer.ts';
 
 export interface SmtpAuth {
   user: string;
@@ -49,6 +49,50 @@ export function toNodemailerMail(message: MailMessage) {
   };
 }
 
+/** nodemailer codes of failures that happen before any byte of the message reaches the server. */
+const BEFORE_MESSAGE_CODES = new Set([
+  'EDNS',
+  'ETLS',
+  'EREQUIRETLS',
+  'EENVELOPE',
+  'EAUTH',
+  'ENOAUTH',
+  'EOAUTH2',
+  'ECONFIG',
+  'EPROXY',
+  'EFILEACCESS',
+  'EURLACCESS',
+  'EMAXRECIPIENTS',
+]);
+/** System errors of a connection that never opened. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Whether a failed send certainly did not deliver: the server refused it with a 4xx/5xx reply (SMTP; SES answers
+ * an HTTP 4xx), or it failed before the message's first byte left (connection, TLS, authentication, envelope, a
+ * check nodemailer makes before sending). A connection lost or timed out mid-dialogue is not: nodemailer reports
+ * one lost after the message was transmitted (before the server's 250) the same way as one lost before DATA.
+ */
+export function certainlyNotSent(e: unknown): boolean {
+  const err = (e ?? {}) as {
+    code?: string;
+    originalCode?: string;
+    responseCode?: number;
+    command?: string;
+    $metadata?: { httpStatusCode?: number };
+  };
+  if (typeof err.responseCode === 'number' && err.responseCode >= 400) return true;
+  if (err.command === 'API') return true; // nodemailer's own checks and a closed connection, before any write
+  if (err.code !== undefined && BEFORE_MESSAGE_CODES.has(err.code)) return true;
+  if (NEVER_CONNECTED.has(err.originalCode ?? err.code ?? '')) return true;
+  const status = err.$metadata?.httpStatusCode;
+  return status !== undefined && status >= 400 && status < 500;
+}
+
+function describeSendError(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
 type TransportFactory = () => Promise<{ transport: Transporter; closeAfterSend: boolean }>;
 
 export class NodemailerMailer implements Mailer {
@@ -66,10 +110,14 @@ export class NodemailerMailer implements Mailer {
   }
 
   async send(message: MailMessage): Promise<{ messageId: string }> {
-    const { transport, closeAfterSend } = await this.#factory();
+    const { transport, closeAfterSend } = await this.#factory().catch((e: unknown) => {
+      throw new MailNotSentError(`no mail transport: ${(e as Error).message}`, { cause: e });
+    });
     try {
       const info = await transport.sendMail(toNodemailerMail(message));
       return { messageId: String(info.messageId) };
+    } catch (e) {
+      throw certainlyNotSent(e) ? new MailNotSentError(describeSendError(e), { cause: e }) : e;
     } finally {
       if (closeAfterSend) transport.close();
     }

@@ -1,36 +1,110 @@
 /**
- * Exactly once per (digest, ISO week, recipient): each send is claimed in the ledger first (a conditional write),
- * completed after the mail went out, and released when it failed so a later run retries. Retries and a second
- * scheduler racing this one are therefore safe.
+ * The digest's side of at-most-once delivery (deliver-once.ts): its ledger keys, how each delivery outcome counts in
+ * the run's result, and the owner's notice of a delivery whose outcome is unknown (one per such delivery, itself
+ * sent at most once).
  */
-import type { Ledger } from '../../ports/ledger.ts';
-import type { Logger } from '../../ports/logger.ts';
-import type { Mailer, MailMessage } from '../../ports/mailer.ts';
+import type { DigestConfig, PulseConfig } from '../../config/schema.ts';
+import { renderUnknownDeliveryNotice } from '../../render/index.ts';
+import { type Delivery, type DeliveryPorts, deliverOnce } from '../deliver-once.ts';
+import type { JobResult } from '../job-result.ts';
 
 export const digestLedgerKey = (digestId: string, isoWeek: string, address: string) =>
   `digest#${digestId}#${isoWeek}#${address.toLowerCase()}`;
 
-export type DeliveryOutcome = 'sent' | 'alreadySent' | 'failed';
+/** The owner is told once of each delivery whose outcome is unknown. */
+export const unknownNoticeKey = (deliveryKey: string) => `notice-unknown#${deliveryKey}`;
 
-export async function deliverOnce(
-  ledger: Ledger,
-  mailer: Mailer,
-  key: string,
-  message: MailMessage,
-  logger: Logger,
-): Promise<{ outcome: DeliveryOutcome; error?: string }> {
-  const claim = await ledger.claim(key);
-  // `busy`: another run holds the claim right now; it will send (or release for a later retry).
-  if (claim.outcome !== 'claimed') return { outcome: 'alreadySent' };
-  try {
-    const { messageId } = await mailer.send(message);
-    await ledger.complete(key, { messageId, sentAt: new Date().toISOString() });
-    logger.info('digest sent', { key, messageId });
-    return { outcome: 'sent' };
-  } catch (e) {
-    await ledger.release(key).catch(() => {});
-    const error = `${(e as Error).name}: ${(e as Error).message}`;
-    logger.error('digest not sent', { key, error });
-    return { outcome: 'failed', error };
+export type DigestCounts = {
+  sent: number;
+  /** The ledger says sent (by an earlier run, or recorded by the operator with --confirm-unknown). */
+  skippedAlreadySent: number;
+  /** Recipients not sent because the guard failed. */
+  held: number;
+  /** Certainly not sent (the mail server refused, or was not reached); the next run sends. */
+  failed: number;
+  /** Sent now, but the ledger could not record it; never sent again automatically. */
+  sentUnconfirmed: number;
+  /** A send that may or may not have gone out; not sent again until someone decides (--resend-unknown). */
+  unknown: number;
+  /** Another run is sending to this recipient right now. */
+  inProgressElsewhere: number;
+  /** Unknown deliveries recorded as delivered with --confirm-unknown, without sending. */
+  confirmed: number;
+};
+
+export const emptyDigestCounts = (): DigestCounts => ({
+  sent: 0,
+  skippedAlreadySent: 0,
+  held: 0,
+  failed: 0,
+  sentUnconfirmed: 0,
+  unknown: 0,
+  inProgressElsewhere: 0,
+  confirmed: 0,
+});
+
+/** Adds one recipient's delivery to the result; anything but sent, already sent or in progress elsewhere fails it. */
+export function tallyDelivery(result: JobResult<DigestCounts>, delivery: Delivery, label: string): void {
+  const c = result.counts;
+  switch (delivery.outcome) {
+    case 'sent':
+      c.sent++;
+      return;
+    case 'alreadySent':
+      c.skippedAlreadySent++;
+      return;
+    case 'inProgressElsewhere':
+      c.inProgressElsewhere++;
+      return;
+    case 'failed':
+      c.failed++;
+      break;
+    case 'sentUnconfirmed':
+      c.sentUnconfirmed++;
+      break;
+    case 'unknown':
+      c.unknown++;
+      break;
   }
+  result.ok = false;
+  result.errors.push(`${label}: ${delivery.outcome}: ${delivery.error ?? ''}`);
+}
+
+export interface UnknownDelivery {
+  address: string;
+  claimedAt: string;
+  reason: string;
+}
+
+/** Tells the digest's owner of one delivery whose outcome is unknown, once; returns an error line if that failed. */
+export async function noticeUnknownDelivery(
+  config: PulseConfig,
+  digest: DigestConfig,
+  isoWeek: string,
+  unknown: UnknownDelivery,
+  ports: DeliveryPorts,
+): Promise<string | undefined> {
+  const select = `pulse digest --digest ${digest.id} --week ${isoWeek}`;
+  const notice = renderUnknownDeliveryNotice({
+    digestId: digest.id,
+    digestTitle: digest.title,
+    isoWeek,
+    address: unknown.address,
+    claimedAt: unknown.claimedAt,
+    reason: unknown.reason,
+    resendCommand: `${select} --resend-unknown`,
+    confirmCommand: `${select} --confirm-unknown`,
+    footer: 'Sent by Pulse',
+  });
+  const key = unknownNoticeKey(digestLedgerKey(digest.id, isoWeek, unknown.address));
+  const sent = await deliverOnce(ports, key, {
+    from: config.mail.from,
+    to: digest.owner,
+    subject: notice.subject,
+    html: notice.html,
+    text: notice.text,
+    headers: { 'X-Pulse-Digest': digest.id, 'X-Pulse-Week': isoWeek, 'X-Pulse-Notice': 'delivery-unknown' },
+  });
+  if (sent.outcome === 'sent' || sent.outcome === 'alreadySent' || sent.outcome === 'inProgressElsewhere') return;
+  return `${digest.id} ${isoWeek}: notice to ${digest.owner} of the unknown delivery to ${unknown.address}: ${sent.outcome}: ${sent.error ?? ''}`;
 }

@@ -1,6 +1,7 @@
-/** The owner's "digest held" notice: at most one a day per digest (a ledger claim per UTC day). */
+/** The owner's "digest held" notice: at most one a day per digest (one ledger key per UTC day, sent at most once). */
 import type { DigestConfig, PulseConfig } from '../../config/schema.ts';
 import { renderFailureNotice } from '../../render/index.ts';
+import { deliverOnce } from '../deliver-once.ts';
 import type { PreparedDigest } from './prepare.ts';
 import type { DigestPorts } from './run-digest.ts';
 import { localDateTime } from './week.ts';
@@ -14,8 +15,7 @@ export async function sendFailureNotice(
 ): Promise<void> {
   if (prepared.guard.ok) return;
   const key = `digest-held#${digest.id}#${now.toISOString().slice(0, 10)}`;
-  const claim = await ports.ledger.claim(key);
-  if (claim.outcome !== 'claimed') return;
+  // Rendering is cheap; the ledger decides whether it goes out.
   const at = localDateTime(now, digest.schedule.timeZone);
   const notice = renderFailureNotice({
     digestId: digest.id,
@@ -26,18 +26,15 @@ export async function sendFailureNotice(
     forceCommand: `pulse digest --digest ${digest.id} --week ${prepared.week.isoWeek} --force`,
     footer: 'Sent by Pulse',
   });
-  try {
-    const { messageId } = await ports.mailer.send({
-      from: config.mail.from,
-      to: digest.owner,
-      subject: notice.subject,
-      html: notice.html,
-      text: notice.text,
-      headers: { 'X-Pulse-Digest': digest.id, 'X-Pulse-Notice': 'held' },
-    });
-    await ports.ledger.complete(key, { messageId });
-  } catch (e) {
-    await ports.ledger.release(key).catch(() => {});
-    ports.logger.error('failure notice not sent', { digestId: digest.id, error: (e as Error).message });
+  const sent = await deliverOnce(ports, key, {
+    from: config.mail.from,
+    to: digest.owner,
+    subject: notice.subject,
+    html: notice.html,
+    text: notice.text,
+    headers: { 'X-Pulse-Digest': digest.id, 'X-Pulse-Notice': 'held' },
+  });
+  if (sent.outcome !== 'sent' && sent.outcome !== 'alreadySent') {
+    ports.logger.warn('held-digest notice', { digestId: digest.id, outcome: sent.outcome, error: sent.error });
   }
 }

@@ -1,7 +1,9 @@
 /**
  * The weekly digest job: for each configured digest, the ISO week that just ended, the recipients it is due for,
- * prepared once (one session, guarded), archived, then delivered exactly once per recipient. A held digest sends
- * the owner one failure notice a day. The same function runs in Lambda, in `pulse digest` and in tests.
+ * prepared once (one session, guarded), archived, then delivered at most once per recipient (deliver-once.ts). A
+ * held digest sends the owner one failure notice a day; a delivery whose outcome is unknown is reported (exit 1),
+ * told to the owner once, and sent again only when someone asks (`unknownDeliveries: 'resend'`). The same function
+ * runs in Lambda, in `pulse digest` and in tests.
  */
 import type { ReportingClient } from '../../client/index.ts';
 import type { DigestConfig, PulseConfig } from '../../config/schema.ts';
@@ -10,9 +12,17 @@ import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Mailer } from '../../ports/mailer.ts';
+import { deliverOnce } from '../deliver-once.ts';
 import type { JobResult } from '../job-result.ts';
 import { archiveDigest, browserCopyKey, digestArchivePrefix } from './archive-digest.ts';
-import { deliverOnce, digestLedgerKey } from './deliver.ts';
+import {
+  type DigestCounts,
+  digestLedgerKey,
+  emptyDigestCounts,
+  noticeUnknownDelivery,
+  tallyDelivery,
+  type UnknownDelivery,
+} from './deliver.ts';
 import { sendFailureNotice } from './failure-notice.ts';
 import { type PreparedDigest, prepareDigest, subjectOf } from './prepare.ts';
 import { digestWeek, isDue } from './week.ts';
@@ -38,9 +48,14 @@ export interface DigestRunOptions {
   force?: boolean;
   /** Prepare and check, but neither archive nor send nor touch the ledger. */
   dryRun?: boolean;
+  /**
+   * What to do with deliveries whose outcome is unknown (a person decided, after checking the mail server's log):
+   * `resend` sends them again, `confirm` records them as delivered without sending. Default: report them.
+   */
+  unknownDeliveries?: 'resend' | 'confirm';
 }
 
-export type DigestCounts = { sent: number; skippedAlreadySent: number; held: number; failed: number };
+export type { DigestCounts } from './deliver.ts';
 
 export async function runDigest(
   config: PulseConfig,
@@ -50,7 +65,7 @@ export async function runDigest(
   const result: JobResult<DigestCounts> = {
     job: 'digest',
     ok: true,
-    counts: { sent: 0, skippedAlreadySent: 0, held: 0, failed: 0 },
+    counts: emptyDigestCounts(),
     outputs: [],
     errors: [],
   };
@@ -86,13 +101,23 @@ async function runOne(
     ports.logger.info('digest week not complete in UTC yet', { digestId: digest.id });
     return;
   }
-  const recipients = [];
+  const recipients: Recipient[] = [];
+  const unknown: UnknownDelivery[] = [];
   for (const r of digest.recipients) {
     if (opts.scheduled && !isDue(now, digest.schedule, r.timeZone)) continue;
-    const done = await ports.ledger.get(digestLedgerKey(digest.id, week.isoWeek, r.address));
-    if (done?.state === 'done') result.counts.skippedAlreadySent++;
-    else recipients.push(r);
+    const key = digestLedgerKey(digest.id, week.isoWeek, r.address);
+    const record = await ports.ledger.get(key);
+    if (record?.state === 'done') result.counts.skippedAlreadySent++;
+    else if (record?.state === 'in-progress') result.counts.inProgressElsewhere++;
+    else if (record?.state !== 'unknown') recipients.push({ address: r.address, resend: false });
+    else if (opts.dryRun || !opts.unknownDeliveries) {
+      const label = `${digest.id} ${week.isoWeek} to ${r.address}`;
+      tallyDelivery(result, { outcome: 'unknown', error: unknownLine(record, digest.id, week.isoWeek) }, label);
+      unknown.push({ address: r.address, claimedAt: record.claimedAt, reason: record.reason });
+    } else if (opts.unknownDeliveries === 'confirm') await confirmDelivered(ports, key, result);
+    else recipients.push({ address: r.address, resend: true });
   }
+  if (!opts.dryRun) await tellOwner(config, digest, week.isoWeek, unknown, ports, result);
   if (recipients.length === 0 && !opts.dryRun) return;
 
   const base = digestArchivePrefix(config.archive?.prefix ?? 'pulse', digest.id, week.isoWeek);
@@ -112,22 +137,59 @@ async function runOne(
   }
   if (opts.dryRun) return;
   if (ports.archive) result.outputs.push(...(await archiveDigest(ports.archive, base, prepared)));
+  const newlyUnknown: UnknownDelivery[] = [];
   for (const r of recipients) {
     const key = digestLedgerKey(digest.id, week.isoWeek, r.address);
-    const sent = await deliverOnce(
-      ports.ledger,
-      ports.mailer,
-      key,
-      messageFor(config, digest, prepared, r.address),
-      ports.logger,
-    );
-    if (sent.outcome === 'sent') result.counts.sent++;
-    else if (sent.outcome === 'alreadySent') result.counts.skippedAlreadySent++;
-    else {
-      result.counts.failed++;
-      fail(result, `${digest.id} ${week.isoWeek} to ${r.address}: ${sent.error}`);
+    const message = messageFor(config, digest, prepared, r.address);
+    const sent = await deliverOnce(ports, key, message, r.resend ? { resendUnknown: true } : {});
+    tallyDelivery(result, sent, `${digest.id} ${week.isoWeek} to ${r.address}`);
+    if (sent.outcome === 'unknown') {
+      newlyUnknown.push({ address: r.address, claimedAt: ports.clock.now().toISOString(), reason: sent.error ?? '' });
     }
   }
+  await tellOwner(config, digest, week.isoWeek, newlyUnknown, ports, result);
+}
+
+interface Recipient {
+  address: string;
+  /** Its earlier delivery is unknown and a person asked to send it again. */
+  resend: boolean;
+}
+
+function unknownLine(record: { claimedAt: string; reason: string }, digestId: string, isoWeek: string): string {
+  return (
+    `a send started ${record.claimedAt} may or may not have gone out (${record.reason}); not sent again. ` +
+    `Check the mail server's log, then run \`pulse digest --digest ${digestId} --week ${isoWeek} --resend-unknown\` ` +
+    '(not delivered) or `--confirm-unknown` (delivered)'
+  );
+}
+
+/** One notice to the owner per unknown delivery (at most once each); a notice that fails is reported too. */
+async function tellOwner(
+  config: PulseConfig,
+  digest: DigestConfig,
+  isoWeek: string,
+  unknown: UnknownDelivery[],
+  ports: DigestPorts,
+  result: JobResult<DigestCounts>,
+): Promise<void> {
+  for (const u of unknown) {
+    const problem = await noticeUnknownDelivery(config, digest, isoWeek, u, ports);
+    if (problem) fail(result, problem);
+  }
+}
+
+/** `--confirm-unknown`: the operator checked that the message arrived; record it as sent, sending nothing. */
+async function confirmDelivered(ports: DigestPorts, key: string, result: JobResult<DigestCounts>): Promise<void> {
+  const claim = await ports.ledger.claim(key, { takeOverUnknown: true });
+  if (claim.outcome !== 'claimed') {
+    // Settled by someone else in the meantime: count it as what it now is.
+    if (claim.outcome === 'done') result.counts.skippedAlreadySent++;
+    else result.counts.inProgressElsewhere++;
+    return;
+  }
+  await ports.ledger.complete(key, { confirmedByOperator: true, confirmedAt: ports.clock.now().toISOString() });
+  result.counts.confirmed++;
 }
 
 export function messageFor(config: PulseConfig, digest: DigestConfig, p: PreparedDigest, to: string) {

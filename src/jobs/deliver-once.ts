@@ -1,0 +1,118 @@
+/**
+ * At-most-once delivery of one email under one ledger key: the one path every Pulse sender takes (digests, owner
+ * notices, license alerts). The states, and why email is at-most-once, are in ARCHITECTURE.md "Delivery states".
+ *
+ * claim → send → complete. What can go wrong between the steps decides the outcome:
+ * - the claim is not ours: `alreadySent` (done), `inProgressElsewhere` (a live claim), `unknown` (an earlier send
+ *   whose outcome nobody knows: never resent unless a person asks with `resendUnknown`);
+ * - the send certainly did not go out (MailNotSentError): the claim is released and the next run sends → `failed`;
+ * - the send may have gone out (any other error): the claim is kept as unknown → `unknown`;
+ * - the send went out but `complete` keeps failing: the claim is left as it is, never released → `sentUnconfirmed`
+ *   (a later run reads it as unknown once its lease is over and does not send again).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Clock, systemClock } from '../ports/clock.ts';
+import type { Ledger } from '../ports/ledger.ts';
+import type { Logger } from '../ports/logger.ts';
+import { type Mailer, type MailMessage, MailNotSentError } from '../ports/mailer.ts';
+
+export type DeliveryOutcome = 'sent' | 'alreadySent' | 'inProgressElsewhere' | 'unknown' | 'sentUnconfirmed' | 'failed';
+
+export interface Delivery {
+  outcome: DeliveryOutcome;
+  /** Why, for every outcome but `sent` and `alreadySent`. */
+  error?: string;
+  messageId?: string;
+}
+
+export interface DeliveryPorts {
+  ledger: Ledger;
+  mailer: Mailer;
+  logger: Logger;
+  clock?: Clock;
+}
+
+export interface DeliveryOptions {
+  /** Send even when an earlier send's outcome is unknown: a person decided (`--resend-unknown`). */
+  resendUnknown?: boolean;
+  /** TTL of the ledger record. */
+  expiresInDays?: number;
+  /** Attempts at recording a sent message as done. @default 3 */
+  completeAttempts?: number;
+  /** Backoff before attempt n of `complete` is n × this. @default 200 */
+  retryDelayMs?: number;
+}
+
+export async function deliverOnce(
+  ports: DeliveryPorts,
+  key: string,
+  message: MailMessage,
+  opts: DeliveryOptions = {},
+): Promise<Delivery> {
+  const { ledger, mailer, logger } = ports;
+  let claim: Awaited<ReturnType<Ledger['claim']>>;
+  try {
+    claim = await ledger.claim(key, {
+      ...(opts.resendUnknown ? { takeOverUnknown: true } : {}),
+      ...(opts.expiresInDays !== undefined ? { expiresInDays: opts.expiresInDays } : {}),
+    });
+  } catch (e) {
+    // Nothing claimed, nothing sent: the next run tries again.
+    return failed(logger, key, `ledger claim failed: ${describe(e)}`);
+  }
+  if (claim.outcome === 'done') return { outcome: 'alreadySent' };
+  if (claim.outcome === 'busy') {
+    return { outcome: 'inProgressElsewhere', error: `another run has been sending since ${claim.claimedAt}` };
+  }
+  if (claim.outcome === 'unknown') return { outcome: 'unknown', error: unknownError(claim.claimedAt, claim.reason) };
+
+  let messageId: string;
+  try {
+    ({ messageId } = await mailer.send(message));
+  } catch (e) {
+    if (e instanceof MailNotSentError) {
+      // A release that fails leaves the claim to expire into `unknown`: visible, never a duplicate.
+      await ledger
+        .release(key)
+        .catch((r: unknown) => logger.error('ledger release failed', { key, error: describe(r) }));
+      return failed(logger, key, describe(e));
+    }
+    const reason = `the mail server may have taken it: ${describe(e)}`;
+    await ledger
+      .markUnknown(key, reason)
+      .catch((r: unknown) => logger.error('ledger mark-unknown failed', { key, error: describe(r) }));
+    logger.error('delivery unknown', { key, error: describe(e) });
+    return { outcome: 'unknown', error: reason };
+  }
+
+  const sentAt = (ports.clock ?? systemClock).now().toISOString();
+  const attempts = opts.completeAttempts ?? 3;
+  for (let n = 1; ; n++) {
+    try {
+      await ledger.complete(key, { messageId, sentAt, ...(opts.resendUnknown ? { resentAfterUnknown: true } : {}) });
+      logger.info('sent', { key, messageId });
+      return { outcome: 'sent', messageId };
+    } catch (e) {
+      // A claim taken over cannot be completed by retrying; anything else (throttling, a timeout) may pass.
+      if (n >= attempts || (e as Error).name === 'ClaimLostError') {
+        const error = `sent (${messageId}) but not recorded in the ledger: ${describe(e)}`;
+        logger.error('sent but unconfirmed', { key, messageId, error: describe(e) });
+        return { outcome: 'sentUnconfirmed', messageId, error };
+      }
+      await sleep((opts.retryDelayMs ?? 200) * n);
+    }
+  }
+}
+
+function unknownError(claimedAt: string, reason: string): string {
+  return `an earlier send (claimed ${claimedAt}) may or may not have gone out: ${reason}`;
+}
+
+function failed(logger: Logger, key: string, error: string): Delivery {
+  logger.error('not sent', { key, error });
+  return { outcome: 'failed', error };
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
