@@ -3,6 +3,7 @@
  * ports the Lambdas use, pointed at them. The config is the user's (or the bundled example), with the service,
  * table and bucket redirected to the peers. State lives in the work directory, so a second run sees the first.
  */
+import { DynamoDbLedger } from '../adapters/aws/dynamodb-ledger.ts';
 import { type LocalPeers, startLocalPeers } from '../adapters/local/local-peers.ts';
 import { loadConfig } from '../config/load.ts';
 import { Archive, type PulseConfig } from '../config/schema.ts';
@@ -41,7 +42,9 @@ export async function startLocalRuntime(opts: {
     ports: {
       client,
       mailer: peers.mailer,
-      ledger: peers.ledger,
+      // The work-dir lock (local-peers.ts) proves no other live process uses this ledger: a claim found in it was
+      // left by a run that died, so it is `unknown` at once (lease 0) instead of "in progress" for 15 minutes.
+      ledger: new DynamoDbLedger({ client: peers.dynamodb, tableName: peers.tableName, defaultLeaseSeconds: 0 }),
       archive: peers.archive,
       clock: systemClock,
       logger: opts.logger,

@@ -102,6 +102,12 @@ describe('pulse digest --local', () => {
     await usage(['digest', '--week', 'last'], /--week: expected an ISO week/);
     await usage(['digest', '--send-to', 'me@example.com'], /--send-to goes with --preview/);
     await usage(['digest', '--frobnicate'], /--frobnicate/);
+    await usage(['digest', '--resend-unknown', '--confirm-unknown'], /exclude each other/);
+    await usage(['digest', '--preview', '--resend-unknown'], /--resend-unknown does not go with --preview/);
+    await usage(
+      ['digest', '--dry-run', '--confirm-unknown'],
+      /--confirm-unknown does not go with --preview or --dry-run/,
+    );
     const badLocal = join(tmp, 'bad');
     await usage(
       ['digest', '--local', '--work-dir', badLocal, '--config', badConfig],
