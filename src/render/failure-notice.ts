@@ -86,7 +86,7 @@ export function renderUnknownDeliveryNotice(notice: UnknownDeliveryNoticeView, c
       title: 'Delivery unknown',
       weekLabel: `${notice.digestTitle} · ${notice.isoWeek}`,
       intro: `Pulse cannot tell whether the digest “${notice.digestTitle}” (${notice.digestId}) for ${notice.isoWeek} reached ${notice.address}. It will not send it again on its own: a duplicate to a recipient cannot be taken back.`,
-      items: [`Send started ${notice.claimedAt}.`, notice.reason],
+      items: [`Send started ${readableUtc(notice.claimedAt)}.`, sentence(notice.reason)],
       outcome: 'Check the mail server’s log (or ask the recipient) before doing anything.',
       command: { hint: 'If it was not delivered, send it again:', text: notice.resendCommand },
       secondCommand: {
@@ -98,6 +98,11 @@ export function renderUnknownDeliveryNotice(notice: UnknownDeliveryNoticeView, c
     compiledHtml,
   );
 }
+
+/** `2026-11-16T07:00:04.120Z` → `2026-11-16 07:00 UTC`; anything else as it is. */
+const readableUtc = (iso: string) =>
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso;
+const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function renderOwnerNotice(n: OwnerNotice, compiledHtml?: string): RenderedNotice {
   const html = loadTemplate('failure-notice', compiledHtml).render({

@@ -11,7 +11,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
 import { renderDigestEmail } from '../../src/render/digest-email.ts';
-import { renderFailureNotice } from '../../src/render/failure-notice.ts';
+import { renderFailureNotice, renderUnknownDeliveryNotice } from '../../src/render/failure-notice.ts';
 import { HOSTILE, hostileView, sampleView } from './sample-views.ts';
 
 /** The few browser globals the page functions below use; the project compiles without the DOM lib. */
@@ -211,4 +211,37 @@ describe('layout', () => {
     expect(result.scrollWidth).toBeLessThanOrEqual(375);
     expect(result.outside).toEqual([]);
   });
+
+  for (const width of [375, 800]) {
+    it(`the unknown-delivery notice fits ${width} px, shows both commands, and keeps a hostile reason as text`, async () => {
+      const notice = renderUnknownDeliveryNotice(
+        {
+          digestId: 'weekly-exec',
+          digestTitle: 'Weekly product digest',
+          isoWeek: '2026-W46',
+          address: 'ceo@example.com',
+          claimedAt: '2026-11-16T07:00:04.120Z',
+          reason: `the mail server may have taken it: ${HOSTILE.script}${HOSTILE.imgOnError}`,
+          resendCommand: 'pulse digest --digest weekly-exec --week 2026-W46 --resend-unknown',
+          confirmCommand: 'pulse digest --digest weekly-exec --week 2026-W46 --confirm-unknown',
+          footer: 'Pulse · digest weekly-exec',
+        },
+        noticeHtml,
+      );
+      const { page } = await open(notice.html, width);
+      const result = await overflow(page);
+      const text = await page.evaluate(() => (globalThis as unknown as PageGlobals).document.body.innerText);
+      const injected = await page.evaluate(
+        () => (globalThis as unknown as PageGlobals).document.querySelectorAll('script, img[onerror]').length,
+      );
+      await page.screenshot({ path: join(ARTIFACTS, `unknown-delivery-notice-${width}.png`), fullPage: true });
+      await page.close();
+      expect(result.scrollWidth).toBeLessThanOrEqual(width);
+      expect(result.outside).toEqual([]);
+      expect(text).toContain('--resend-unknown');
+      expect(text).toContain('--confirm-unknown');
+      expect(text).toContain(`${HOSTILE.script}${HOSTILE.imgOnError}`);
+      expect(injected).toBe(0);
+    });
+  }
 });
