@@ -127,34 +127,7 @@ export class DynamoDbLedger implements Ledger {
   }
 
   async complete(key: string, detail: Record<string, unknown>): Promise<void> {
-    const token = this.#heldToken(key, 'complete');
-    try {
-      await this.#db.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: { pk: key, sk: LEDGER_SORT_KEY },
-          UpdateExpression: 'SET #state = :done, #detail = :detail, #completedAt = :now REMOVE #token',
-          ConditionExpression: '#token = :token AND #state = :inProgress',
-          // Names for every attribute: DynamoDB reserves hundreds of words, and `state` is one of them.
-          ExpressionAttributeNames: {
-            '#state': 'state',
-            '#token': 'token',
-            '#detail': 'detail',
-            '#completedAt': 'completedAt',
-          },
-          ExpressionAttributeValues: {
-            ':done': DONE,
-            ':detail': detail,
-            ':now': this.#clock.now().toISOString(),
-            ':token': token,
-            ':inProgress': IN_PROGRESS,
-          },
-        }),
-      );
-    } catch (e) {
-      throw this.#lostOr(e, key, 'complete');
-    }
-    this.#tokens.delete(key);
+    await this.#settle(key, 'complete', DONE, { detail, completedAt: this.#clock.now().toISOString() });
   }
 
   async release(key: string): Promise<void> {
@@ -176,31 +149,36 @@ export class DynamoDbLedger implements Ledger {
   }
 
   async markUnknown(key: string, reason: string): Promise<void> {
-    const token = this.#heldToken(key, 'mark as unknown');
+    await this.#settle(key, 'mark as unknown', UNKNOWN, { reason, markedAt: this.#clock.now().toISOString() });
+  }
+
+  /** Ends a claim this instance holds: in-progress → `state`, with `fields` set and the token removed. */
+  async #settle(key: string, action: string, state: string, fields: Record<string, unknown>): Promise<void> {
+    const token = this.#heldToken(key, action);
+    const names = Object.keys(fields);
     try {
       await this.#db.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: { pk: key, sk: LEDGER_SORT_KEY },
-          UpdateExpression: 'SET #state = :unknown, #reason = :reason, #markedAt = :now REMOVE #token',
+          UpdateExpression: `SET #state = :state, ${names.map((n) => `#${n} = :${n}`).join(', ')} REMOVE #token`,
           ConditionExpression: '#token = :token AND #state = :inProgress',
+          // Names for every attribute: DynamoDB reserves hundreds of words, and `state` is one of them.
           ExpressionAttributeNames: {
             '#state': 'state',
             '#token': 'token',
-            '#reason': 'reason',
-            '#markedAt': 'markedAt',
+            ...Object.fromEntries(names.map((n) => [`#${n}`, n])),
           },
           ExpressionAttributeValues: {
-            ':unknown': UNKNOWN,
-            ':reason': reason,
-            ':now': this.#clock.now().toISOString(),
+            ':state': state,
             ':token': token,
             ':inProgress': IN_PROGRESS,
+            ...Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])),
           },
         }),
       );
     } catch (e) {
-      throw this.#lostOr(e, key, 'mark as unknown');
+      throw this.#lostOr(e, key, action);
     }
     this.#tokens.delete(key);
   }

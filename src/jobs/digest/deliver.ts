@@ -7,6 +7,7 @@ import type { DigestConfig, PulseConfig } from '../../config/schema.ts';
 import { renderUnknownDeliveryNotice } from '../../render/index.ts';
 import { type Delivery, type DeliveryPorts, deliverOnce } from '../deliver-once.ts';
 import type { JobResult } from '../job-result.ts';
+import { ownerNoticeMessage } from './failure-notice.ts';
 
 export const digestLedgerKey = (digestId: string, isoWeek: string, address: string) =>
   `digest#${digestId}#${isoWeek}#${address.toLowerCase()}`;
@@ -97,14 +98,8 @@ export async function noticeUnknownDelivery(
     footer: 'Sent by Pulse',
   });
   const key = unknownNoticeKey(digestLedgerKey(digest.id, isoWeek, unknown.address));
-  const sent = await deliverOnce(ports, key, {
-    from: config.mail.from,
-    to: digest.owner,
-    subject: notice.subject,
-    html: notice.html,
-    text: notice.text,
-    headers: { 'X-Pulse-Digest': digest.id, 'X-Pulse-Week': isoWeek, 'X-Pulse-Notice': 'delivery-unknown' },
-  });
+  const headers = { 'X-Pulse-Week': isoWeek, 'X-Pulse-Notice': 'delivery-unknown' };
+  const sent = await deliverOnce(ports, key, ownerNoticeMessage(config, digest, notice, headers));
   if (sent.outcome === 'sent' || sent.outcome === 'alreadySent' || sent.outcome === 'inProgressElsewhere') return;
   return `${digest.id} ${isoWeek}: notice to ${digest.owner} of the unknown delivery to ${unknown.address}: ${sent.outcome}: ${sent.error ?? ''}`;
 }

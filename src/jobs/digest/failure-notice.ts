@@ -1,6 +1,7 @@
 /** The owner's "digest held" notice: at most one a day per digest (one ledger key per UTC day, sent at most once). */
 import type { DigestConfig, PulseConfig } from '../../config/schema.ts';
-import { renderFailureNotice } from '../../render/index.ts';
+import type { MailMessage } from '../../ports/mailer.ts';
+import { type RenderedNotice, renderFailureNotice } from '../../render/index.ts';
 import { deliverOnce } from '../deliver-once.ts';
 import type { PreparedDigest } from './prepare.ts';
 import type { DigestPorts } from './run-digest.ts';
@@ -26,15 +27,25 @@ export async function sendFailureNotice(
     forceCommand: `pulse digest --digest ${digest.id} --week ${prepared.week.isoWeek} --force`,
     footer: 'Sent by Pulse',
   });
-  const sent = await deliverOnce(ports, key, {
+  const sent = await deliverOnce(ports, key, ownerNoticeMessage(config, digest, notice, { 'X-Pulse-Notice': 'held' }));
+  if (sent.outcome !== 'sent' && sent.outcome !== 'alreadySent') {
+    ports.logger.warn('held-digest notice', { digestId: digest.id, outcome: sent.outcome, error: sent.error });
+  }
+}
+
+/** A rendered notice as the message to the digest's owner. */
+export function ownerNoticeMessage(
+  config: PulseConfig,
+  digest: DigestConfig,
+  notice: RenderedNotice,
+  headers: Record<string, string>,
+): MailMessage {
+  return {
     from: config.mail.from,
     to: digest.owner,
     subject: notice.subject,
     html: notice.html,
     text: notice.text,
-    headers: { 'X-Pulse-Digest': digest.id, 'X-Pulse-Notice': 'held' },
-  });
-  if (sent.outcome !== 'sent' && sent.outcome !== 'alreadySent') {
-    ports.logger.warn('held-digest notice', { digestId: digest.id, outcome: sent.outcome, error: sent.error });
-  }
+    headers: { 'X-Pulse-Digest': digest.id, ...headers },
+  };
 }
