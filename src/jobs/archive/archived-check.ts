@@ -60,7 +60,10 @@ export async function checkArchived(store: ArchiveStore, existing: StoredObject)
 }
 
 /** The SHA-256 of the archived bytes (of the version `existing` describes), checked as a ZIP on the way. */
-async function hashArchived(store: ArchiveStore, existing: StoredObject): Promise<{ sha256: string } | { problem: string }> {
+async function hashArchived(
+  store: ArchiveStore,
+  existing: StoredObject,
+): Promise<{ sha256: string } | { problem: string }> {
   const read = await store.read(existing.key, { versionId: existing.versionId });
   if (!read) throw new Error(`archive object ${existing.key} vanished while being checked`);
   const hash = createHash('sha256');

@@ -93,7 +93,9 @@ export async function archiveClientData(task: ClientDataTask, deps: ClientDataDe
     });
     deps.logger.info('client data archived', { productId: task.productId, key: task.key, clients, size, problem });
     const written = { key: task.key, size: stored.size, sha256, attempts: 1 };
-    return problem === undefined ? { outcome: 'archived', ...written } : { outcome: 'repaired', ...written, reason: problem };
+    return problem === undefined
+      ? { outcome: 'archived', ...written }
+      : { outcome: 'repaired', ...written, reason: problem };
   } catch (e) {
     // Another run wrote today's file first: it is the day's file, ours is not needed.
     if (e instanceof ObjectExistsError) {

@@ -196,7 +196,9 @@ describe('a client data file already at the key', () => {
 
     // A leftover without metadata (a process killed mid-write): not the day's file.
     const key = `test/${++n}/${clientDataFileName(PRODUCT, DATE)}`;
-    await ap.peers.s3.send(new PutObjectCommand({ Bucket: ap.peers.bucket, Key: key, Body: first.body!.subarray(0, 50) }));
+    await ap.peers.s3.send(
+      new PutObjectCommand({ Bucket: ap.peers.bucket, Key: key, Body: first.body!.subarray(0, 50) }),
+    );
     const repaired = await archive({ key, properties: ['prodVersion'] });
     expect(repaired.outcome).toMatchObject({ outcome: 'repaired', sha256: sha256(repaired.body!), reason: /metadata/ });
     expect(repaired.clients.map((c) => c.clientId)).toEqual(clientIds);

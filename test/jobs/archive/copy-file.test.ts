@@ -453,7 +453,11 @@ describe('copyFile with files larger than one part', () => {
     });
     const { deps: d, logger } = deps({ client: bigSource(), store: multipart() });
     const outcome = await copyFile(t, d);
-    expect(outcome).toMatchObject({ outcome: 'repaired', sha256: sha256(bigZip), reason: expect.stringMatching(/ZIP/) });
+    expect(outcome).toMatchObject({
+      outcome: 'repaired',
+      sha256: sha256(bigZip),
+      reason: expect.stringMatching(/ZIP/),
+    });
     expect(Buffer.from((await store.get(t.key))!).equals(Buffer.from(bigZip))).toBe(true);
     expect((await store.head(t.key))!.metadata.sha256).toBe(sha256(bigZip));
     expect(await checksumLine(t)).toBe(`${sha256(bigZip)}  ${bigName}\n`);

@@ -300,11 +300,11 @@ describe('integrity of what the archive holds', () => {
     expect(manifest.complete).toBe(false);
     expect(manifest.problems[0]).toMatch(/sign|auth|401|credentials/i);
     expect(manifest.kinds).toHaveLength(kinds);
-    expect(manifest.kinds.every((k) => k.status === 'failed' && /not listed/.test(k.reason ?? ''))).toBe(true);
+    expect(manifest.kinds.every((k) => k.status === 'notListed' && /^not listed: /.test(k.reason ?? ''))).toBe(true);
     const coverage = await ap.json<Coverage>(run.outputs[1]!);
     expect(coverage.complete).toBe(false);
     expect(coverage.kinds).toHaveLength(kinds);
-    expect(coverage.kinds.every((k) => k.status === 'failed' && k.reason !== undefined)).toBe(true);
+    expect(coverage.kinds.every((k) => k.status === 'notListed' && k.reason === manifest.kinds[0]!.reason)).toBe(true);
     expect(await verifyManifestChain(ap.peers.archive, 'pulse')).toMatchObject({ ok: true });
   });
 
