@@ -4,7 +4,7 @@
  * done; in AWS the copier that records a run's last outcome (or the next plan step, for a run whose copier died)
  * calls it with the stored plan and the recorded outcomes.
  */
-import type { ArchiveConfig } from '../../config/schema.ts';
+import type { ArchiveConfig, PulseConfig } from '../../config/schema.ts';
 import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Logger } from '../../ports/logger.ts';
@@ -12,7 +12,7 @@ import type { JobResult } from '../job-result.ts';
 import type { CopyOutcome } from './copy-file.ts';
 import { buildCoverage, writeCoverage } from './coverage.ts';
 import { MANIFEST_FORMAT, manifestFiles, nextManifestSlot, writeManifest } from './manifest.ts';
-import type { KindPlan, PlanSummary } from './plan.ts';
+import { type KindPlan, type PlanOptions, type PlanSummary, unlistedPlan } from './plan.ts';
 
 export type ArchiveCounts = {
   /** Files considered: every listed file with a valid name, plus one client data file per product. */
@@ -55,6 +55,21 @@ export interface FinishedRunInput {
   noOutcomeReason?: string;
   /** What kept the run from looking (e.g. the sign-in failed); failed listings are added from `kinds`. */
   problems?: string[];
+}
+
+/**
+ * The finish of a run whose sign-in or session failed before any listing (`stopped` says how): every product and
+ * kind it was to list shows as `notListed`, so its manifest and coverage report say the run could not look.
+ */
+export function unlistedRun(
+  config: PulseConfig,
+  planOptions: PlanOptions,
+  stopped: string,
+): Pick<FinishedRunInput, 'kinds' | 'problems'> {
+  return {
+    kinds: unlistedPlan(config, planOptions, `not listed: ${stopped}`).kinds,
+    problems: [`nothing was listed: ${stopped}`],
+  };
 }
 
 export function emptyCounts(): ArchiveCounts {

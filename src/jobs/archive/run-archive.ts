@@ -19,8 +19,9 @@ import {
   failRun,
   finishArchiveRun,
   reportPlanProblems,
+  unlistedRun,
 } from './finish-run.ts';
-import { type ArchivePlan, type PlanSummary, planArchive, summarizePlan, unlistedPlan } from './plan.ts';
+import { type ArchivePlan, type PlanSummary, planArchive, summarizePlan } from './plan.ts';
 import { type ArchiveProgress, silentProgress } from './progress.ts';
 
 export type { ArchiveCounts } from './finish-run.ts';
@@ -87,9 +88,10 @@ export async function runArchive(
     return result;
   }
   // A run that could not look still writes its manifest, saying what it did not check (not an empty, clean run).
-  const kinds = (plan ?? unlistedPlan(config, planOptions, `not listed: ${stopped}`)).kinds;
-  const problems = stopped === undefined ? [] : [`${plan ? 'the run stopped' : 'nothing was listed'}: ${stopped}`];
-  return finishArchiveRun(archive, { startedAt, kinds, outcomes, problems }, ports, result);
+  const looked = plan
+    ? { kinds: plan.kinds, problems: stopped === undefined ? [] : [`the run stopped: ${stopped}`] }
+    : unlistedRun(config, planOptions, stopped ?? 'the run stopped before its plan');
+  return finishArchiveRun(archive, { startedAt, outcomes, ...looked }, ports, result);
 }
 
 /** `--product` ids that are in the config; an unknown one fails the run (and is left out). */
