@@ -136,11 +136,12 @@ export async function copyFile(task: CopyTask, deps: CopyDeps): Promise<CopyOutc
         archivedSize: existing.size,
         size: fresh.size,
       });
-    } else
+    } else {
       deps.logger.warn('archive: the archived object fails its check; writing a new version', {
         ...about,
         problem: archived.problem,
       });
+    }
     const expected = fresh.sha256;
     const copied = await withRetries(task, deps, counter, () => transfer(task, deps, { replacing: expected }));
     if (archived.ok) return { outcome: 'republished', key, ...copied, attempts: counter.attempts };
