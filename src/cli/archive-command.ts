@@ -24,8 +24,8 @@ ${JOB_OPTIONS_HELP}
 
 With --verify the exit code is 1 when a manifest was deleted, altered or inserted.
 With --dry-run the plan is printed (files per product and kind, what would be copied) and nothing is copied.
-Exit codes: 0 everything archived (or already there), 1 a file or listing failed or a name was rejected,
-2 usage or configuration error.
+Exit codes: 0 everything archived (or already there), 1 the run could not sign in, a file or listing failed or
+a name was rejected, 2 usage or configuration error.
 `;
 
 export async function archiveCommand(args: string[], io: CliIo): Promise<number> {

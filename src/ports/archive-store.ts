@@ -45,10 +45,21 @@ export interface ByteSource {
 export const isByteSource = (body: unknown): body is ByteSource =>
   typeof (body as Partial<ByteSource> | undefined)?.readInto === 'function';
 
+/** An object's bytes as a stream, with what `head` tells of it. */
+export interface ObjectStream extends StoredObject {
+  body: Readable;
+}
+
 export interface ArchiveStore {
   put(key: string, body: Uint8Array | string | Readable | ByteSource, opts: PutOptions): Promise<StoredObject>;
   head(key: string): Promise<StoredObject | undefined>;
+  /** The whole object in memory: for small objects (manifests, checksum files). */
   get(key: string): Promise<Uint8Array | undefined>;
+  /**
+   * The object's bytes streamed (memory does not grow with the object), of `versionId` when given and the store
+   * keeps versions. The caller reads the body to its end or destroys it.
+   */
+  read(key: string, opts?: { versionId?: string | undefined }): Promise<ObjectStream | undefined>;
   list(prefix: string): AsyncIterable<StoredObject>;
   /** A link to the object for people (a presigned or public URL). */
   linkTo(key: string): Promise<string>;

@@ -13,12 +13,13 @@
  * - `ifNoneMatch` sends `If-None-Match: *`; S3 answers 412 (or 409 for a concurrent conditional write) →
  *   ObjectExistsError. s3rver ignores the header, so with `emulateConditionalWrites` a HEAD is made first: that
  *   check-then-write is racy and meant for local runs only.
+ * - `read` streams an object (GetObject's body as it arrives), for hashing an archived object of any size.
  * - `list` does not return user metadata (S3 listings carry none): call `head` for it. S3 returns metadata keys
  *   lower-cased.
  * - `linkTo` builds `${publicBaseUrl}/${key}` when a public base URL is configured (locally: s3rver serves objects
  *   without signing), else `s3://bucket/key`. Presigned URLs need @aws-sdk/s3-request-presigner, not a dependency.
  */
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import {
   GetObjectCommand,
   HeadObjectCommand,
@@ -30,6 +31,7 @@ import {
   type ArchiveStore,
   type ByteSource,
   ObjectExistsError,
+  type ObjectStream,
   type PutOptions,
   type StoredObject,
 } from '../../ports/archive-store.ts';
@@ -165,6 +167,24 @@ export class S3ArchiveStore implements ArchiveStore {
     try {
       const res = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }));
       return res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  async read(key: string, opts: { versionId?: string | undefined } = {}): Promise<ObjectStream | undefined> {
+    try {
+      const res = await this.#client.send(
+        new GetObjectCommand({
+          Bucket: this.#bucket,
+          Key: key,
+          ...(opts.versionId !== undefined ? { VersionId: opts.versionId } : {}),
+        }),
+      );
+      // In Node the SDK's body is the response's IncomingMessage: a Readable, read as it arrives.
+      const body = (res.Body as Readable | undefined) ?? Readable.from([]);
+      return { ...stored(key, res.ContentLength ?? 0, res.Metadata ?? {}, res.VersionId), body };
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;

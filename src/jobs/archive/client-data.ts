@@ -2,7 +2,8 @@
  * The client data archive: every client of a product with the configured properties, written as gzip-compressed
  * NDJSON (one object per client, values as the service sent them, `"<NULL>"` included). The clients come from the
  * export operation's CSV stream, or page by page from the client property list (client-ndjson.ts). One file per
- * product and UTC day; an existing one is left alone.
+ * product and UTC day; an existing one is left alone, unless it fails its own check (a leftover of an interrupted
+ * write): then a new version is written, reported as 'repaired'.
  *
  * The object's metadata carries its SHA-256 and client count, which are only known at the end of the stream, while
  * S3 takes metadata at the start of an upload. So the stream is spooled through a temporary file (back-pressure from
@@ -19,9 +20,10 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { ReportingClient } from '../../client/index.ts';
-import { type ArchiveStore, type ByteSource, ObjectExistsError } from '../../ports/archive-store.ts';
+import { type ArchiveStore, type ByteSource, ObjectExistsError, type StoredObject } from '../../ports/archive-store.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Logger } from '../../ports/logger.ts';
+import { metadataProblem } from './archived-check.ts';
 import { type ClientSource, clientNdjson } from './client-ndjson.ts';
 import type { CopyOutcome } from './copy-file.ts';
 
@@ -47,7 +49,8 @@ export interface ClientDataDeps {
 
 export async function archiveClientData(task: ClientDataTask, deps: ClientDataDeps): Promise<CopyOutcome> {
   const existing = await deps.store.head(task.key);
-  if (existing) return skippedSame(task.key, existing.size, existing.metadata);
+  const problem = existing && clientDataProblem(existing);
+  if (existing && problem === undefined) return skippedSame(existing);
   const dir = await mkdtemp(join(tmpdir(), 'pulse-clients-'));
   const spool = join(dir, task.fileName);
   try {
@@ -73,7 +76,8 @@ export async function archiveClientData(task: ClientDataTask, deps: ClientDataDe
       // The spool is read at disk speed, so one part at a time costs little time and keeps the memory of the upload
       // at one part whatever the number of clients (a million clients make about 36 MB).
       maxPartsInFlight: 1,
-      ifNoneMatch: true,
+      // Over a broken object, a new version; else never over another run's file.
+      ifNoneMatch: problem === undefined,
       sha256Base64: digest.toString('base64'),
       metadata: {
         product: task.productId,
@@ -87,13 +91,16 @@ export async function archiveClientData(task: ClientDataTask, deps: ClientDataDe
         'retrieved-at': deps.clock.now().toISOString(),
       },
     });
-    deps.logger.info('client data archived', { productId: task.productId, key: task.key, clients, size });
-    return { outcome: 'archived', key: task.key, size: stored.size, sha256, attempts: 1 };
+    deps.logger.info('client data archived', { productId: task.productId, key: task.key, clients, size, problem });
+    const written = { key: task.key, size: stored.size, sha256, attempts: 1 };
+    return problem === undefined
+      ? { outcome: 'archived', ...written }
+      : { outcome: 'repaired', ...written, reason: problem };
   } catch (e) {
     // Another run wrote today's file first: it is the day's file, ours is not needed.
     if (e instanceof ObjectExistsError) {
       const now = await deps.store.head(task.key);
-      if (now) return skippedSame(task.key, now.size, now.metadata);
+      if (now && clientDataProblem(now) === undefined) return skippedSame(now);
     }
     const reason = `${(e as Error).name}: ${(e as Error).message}`;
     deps.logger.warn('client data not archived', { productId: task.productId, key: task.key, error: reason });
@@ -114,6 +121,15 @@ function propertiesMetadata(properties: string[]): Record<string, string> {
   return list.length <= 1024 && /^[\x20-\x7e]*$/.test(list) ? { properties: list } : {};
 }
 
-function skippedSame(key: string, size: number, metadata: Record<string, string>): CopyOutcome {
-  return { outcome: 'skippedSame', key, size, sha256: metadata.sha256 ?? '', attempts: 0 };
+/**
+ * Why an object at the day's key is not a sound client data file, if it is not: every Pulse version spooled the file
+ * first and so recorded its SHA-256 in the metadata, which is trusted (as for exports, archived-check.ts); an object
+ * without it, or failing the metadata checks, was left by an interrupted write.
+ */
+function clientDataProblem(o: StoredObject): string | undefined {
+  return metadataProblem(o) ?? (o.metadata.sha256 === undefined ? 'the archived object records no SHA-256' : undefined);
+}
+
+function skippedSame(o: StoredObject): CopyOutcome {
+  return { outcome: 'skippedSame', key: o.key, size: o.size, sha256: o.metadata.sha256!, attempts: 0 };
 }

@@ -7,13 +7,17 @@
  * is retried (bounded, short backoff) when the failure may pass (download, network, timeout, 5xx, bad ZIP). A body
  * that stops sending bytes (after its headers) fails after `downloadIdleTimeoutMs` and is retried the same way.
  *
- * An object already at the key is downloaded and hashed again, without uploading: the same SHA-256 → skippedSame;
- * a different one means the service republished the file → uploaded again as a new version of the key (the bucket
- * is versioned), reported as 'republished' with a warning, never a silent overwrite.
+ * An object already at the key is downloaded and hashed again, without uploading, and compared with the SHA-256
+ * the archived object is known by (archived-check.ts: never its size alone): the same → skippedSame (its checksum
+ * file rewritten if it was missing or wrong); a different one means the service republished the file → uploaded
+ * again as a new version of the key (the bucket is versioned), reported as 'republished' with a warning, never a
+ * silent overwrite. An archived object that fails its own check (a crash leftover) gets a new version too, reported
+ * as 'repaired': the service did nothing wrong.
  *
  * The SHA-256 goes into the object metadata once the last byte has passed, which a single PutObject (any file
- * shorter than the store's part size) still carries; a multipart upload fixes its metadata when it starts, so every
- * archived file also gets a `<key>.sha256` checksum file, which later runs compare with.
+ * shorter than the store's part size) still carries, and up front when it is known from the check; a multipart
+ * upload fixes its metadata when it starts, so every archived file also gets a `<key>.sha256` checksum file, written
+ * before the commit and bound to the object by a token (checksum-file.ts), which later runs compare with.
  *
  * A new file is written conditionally (If-None-Match where the store supports it): when another copier of the same
  * file got there first, its object is compared like any existing one.
@@ -29,9 +33,11 @@ import {
   ServerError,
   TimeoutError,
 } from '../../client/index.ts';
-import { type ArchiveStore, ObjectExistsError, type StoredObject } from '../../ports/archive-store.ts';
+import { type ArchiveStore, ObjectExistsError } from '../../ports/archive-store.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Logger } from '../../ports/logger.ts';
+import { checkArchived } from './archived-check.ts';
+import { CHECKSUM_TOKEN, newChecksumToken, writeChecksumFile } from './checksum-file.ts';
 import { DownloadTap } from './download-tap.ts';
 import { ZipVerificationError } from './zip-verifier.ts';
 
@@ -45,15 +51,20 @@ export interface CopyTask {
   key: string;
 }
 
+interface Copied {
+  key: string;
+  size: number;
+  /** Hex SHA-256 of the file. */
+  sha256: string;
+  attempts: number;
+}
+
 export type CopyOutcome =
-  | {
-      outcome: 'archived' | 'skippedSame' | 'republished';
-      key: string;
-      size: number;
-      /** Hex SHA-256 of the file. */
-      sha256: string;
-      attempts: number;
-    }
+  | (Copied & { outcome: 'archived' | 'republished' })
+  /** `checksumRepaired`: the archived file's checksum file was missing or wrong, and was rewritten. */
+  | (Copied & { outcome: 'skippedSame'; checksumRepaired?: true })
+  /** A new version over an object that failed its own check (`reason`): a crash leftover, not a republication. */
+  | (Copied & { outcome: 'repaired'; reason: string })
   | { outcome: 'failed'; key: string; reason: string; attempts: number };
 
 /** What a copy needs of the client: the three download-URL operations and the bare download. */
@@ -101,8 +112,7 @@ export async function copyFile(task: CopyTask, deps: CopyDeps): Promise<CopyOutc
     let existing = await deps.store.head(key);
     if (!existing) {
       try {
-        const copied = await withRetries(task, deps, counter, () => transfer(task, deps, { upload: true }));
-        await writeChecksumFile(deps.store, task, copied.sha256, { replace: false });
+        const copied = await withRetries(task, deps, counter, () => transfer(task, deps, {}));
         return { outcome: 'archived', key, ...copied, attempts: counter.attempts };
       } catch (e) {
         // A conditional write lost to another copier of the same file (a task delivered twice): compare with its copy.
@@ -110,25 +120,32 @@ export async function copyFile(task: CopyTask, deps: CopyDeps): Promise<CopyOutc
         if (!existing) throw e;
       }
     }
-    const fresh = await withRetries(task, deps, counter, () => transfer(task, deps, { upload: false }));
-    if (await sameFile(deps.store, existing, fresh, deps.logger))
-      return { outcome: 'skippedSame', key, ...fresh, attempts: counter.attempts };
-    deps.logger.warn('archive: the service republished a file; storing it as a new version', {
-      key,
-      productId: task.productId,
-      kind: task.kind,
-      fileName: task.fileName,
-      archivedSha256: existing.metadata.sha256,
-      archivedSize: existing.size,
-      sha256: fresh.sha256,
-      size: fresh.size,
-    });
+    const fresh = await withRetries(task, deps, counter, () => transfer(task, deps, { checkOnly: true }));
+    const archived = await checkArchived(deps.store, existing);
+    if (archived.ok && archived.sha256 === fresh.sha256) {
+      if (!archived.checksumFileWrong) return { outcome: 'skippedSame', key, ...fresh, attempts: counter.attempts };
+      await writeChecksumFile(deps.store, key, task.fileName, fresh.sha256, existing.metadata[CHECKSUM_TOKEN]);
+      deps.logger.info('archive: checksum file repaired', { key, hashed: archived.hashed });
+      return { outcome: 'skippedSame', key, ...fresh, attempts: counter.attempts, checksumRepaired: true };
+    }
+    const about = { key, productId: task.productId, kind: task.kind, fileName: task.fileName, sha256: fresh.sha256 };
+    if (archived.ok) {
+      deps.logger.warn('archive: the service republished a file; storing it as a new version', {
+        ...about,
+        archivedSha256: archived.sha256,
+        archivedSize: existing.size,
+        size: fresh.size,
+      });
+    } else {
+      deps.logger.warn('archive: the archived object fails its check; writing a new version', {
+        ...about,
+        problem: archived.problem,
+      });
+    }
     const expected = fresh.sha256;
-    const copied = await withRetries(task, deps, counter, () =>
-      transfer(task, deps, { upload: true, republished: expected }),
-    );
-    await writeChecksumFile(deps.store, task, copied.sha256, { replace: true });
-    return { outcome: 'republished', key, ...copied, attempts: counter.attempts };
+    const copied = await withRetries(task, deps, counter, () => transfer(task, deps, { replacing: expected }));
+    if (archived.ok) return { outcome: 'republished', key, ...copied, attempts: counter.attempts };
+    return { outcome: 'repaired', key, ...copied, attempts: counter.attempts, reason: archived.problem };
   } catch (e) {
     const reason = describe(e);
     deps.logger.warn('archive: file not archived', {
@@ -139,43 +156,6 @@ export async function copyFile(task: CopyTask, deps: CopyDeps): Promise<CopyOutc
     });
     return { outcome: 'failed', key, reason, attempts: counter.attempts };
   }
-}
-
-/** Key of the checksum file beside an archived export, in `sha256sum` format (`sha256sum -c` verifies it). */
-export const checksumKey = (key: string) => `${key}.sha256`;
-
-/**
- * Every archived file gets a checksum file: a multipart upload fixes its metadata before the last byte (and so
- * the hash) is known, so large files would otherwise carry no SHA-256 to compare with on later runs.
- */
-async function writeChecksumFile(store: ArchiveStore, task: CopyTask, sha256: string, opts: { replace: boolean }) {
-  const body = `${sha256}  ${task.fileName}\n`;
-  try {
-    await store.put(checksumKey(task.key), body, {
-      contentType: 'text/plain; charset=utf-8',
-      ifNoneMatch: !opts.replace,
-    });
-  } catch (e) {
-    // Another copier of the same file wrote it first: same file, same checksum.
-    if (!(e instanceof ObjectExistsError)) throw e;
-  }
-}
-
-/** Same file: the SHA-256 in the object's metadata, else in its checksum file, else (neither there) the size. */
-async function sameFile(
-  store: ArchiveStore,
-  existing: StoredObject,
-  fresh: Transfer,
-  logger: Logger,
-): Promise<boolean> {
-  const stored =
-    existing.metadata.sha256 ??
-    /^[0-9a-f]{64}/.exec(
-      new TextDecoder().decode((await store.get(checksumKey(existing.key))) ?? new Uint8Array()),
-    )?.[0];
-  if (stored !== undefined) return stored === fresh.sha256;
-  logger.info('archive: no SHA-256 recorded for the archived object; compared by size', { key: existing.key });
-  return existing.size === fresh.size;
 }
 
 async function withRetries(
@@ -203,26 +183,30 @@ async function withRetries(
 
 /**
  * One attempt: a fresh URL, the download through the tap, and either the upload (committed only if `verify`
- * passes) or a sink (to hash an existing file). A new file is a conditional write (never over another copier's); a
- * republished one is a new version whose SHA-256 (hex) is known from the check, so the store commits no other bytes.
+ * passes) or a sink (to hash the file for a check). A new file is a conditional write (never over another
+ * copier's); a replacing one (republished, or over a broken object) is a new version whose SHA-256 (hex) is known
+ * from the check, so it goes into the metadata up front and the store commits no other bytes. Either way the
+ * checksum file is written, bound to the upload's token, in `verify`: before the commit (checksum-file.ts).
  */
 async function transfer(
   task: CopyTask,
   deps: CopyDeps,
-  opts: { upload: boolean; republished?: string },
+  opts: { checkOnly?: boolean; replacing?: string },
 ): Promise<Transfer> {
   const { downloadUrl } = await deps.client[URL_OPERATION[task.kind]](task.productId, { fileName: task.fileName });
   const retrievedAt = deps.clock.now().toISOString();
   const download = await deps.client.download(downloadUrl);
   const announced = download.contentLength;
+  const token = newChecksumToken();
   const metadata: Record<string, string> = {
     product: task.productId,
     kind: task.kind,
     'source-file': task.fileName,
     'file-date': task.fileDate,
     ...(announced !== undefined ? { size: String(announced) } : {}),
-    ...(opts.republished !== undefined ? { sha256: opts.republished } : {}),
+    ...(opts.replacing !== undefined ? { sha256: opts.replacing } : {}),
     'retrieved-at': retrievedAt,
+    [CHECKSUM_TOKEN]: token,
   };
   // Filled in as the last byte passes, before the store reads the end of the body (see the note at the top).
   const tap = new DownloadTap(download, {
@@ -240,20 +224,23 @@ async function transfer(
     return { size: tap.bytes, sha256: tap.sha256! };
   };
   try {
-    if (!opts.upload) {
+    if (opts.checkOnly) {
       // Only the tap's own work: hash, count, check; the bytes go nowhere.
       const scratch = Buffer.allocUnsafe(CHECK_BUFFER_SIZE);
       while ((await tap.readInto(scratch)) > 0);
       return await checked();
     }
-    const expected = opts.republished;
+    const expected = opts.replacing;
     await deps.store.put(task.key, tap, {
       contentType: 'application/zip',
       metadata,
       ...(expected === undefined
         ? { ifNoneMatch: true }
         : { sha256Base64: Buffer.from(expected, 'hex').toString('base64') }),
-      verify: async () => void (await checked()),
+      verify: async () => {
+        const { sha256 } = await checked();
+        await writeChecksumFile(deps.store, task.key, task.fileName, sha256, token);
+      },
     });
     return await checked();
   } finally {

@@ -8,7 +8,8 @@ import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { CopyOutcome } from './copy-file.ts';
 import type { KindPlan, PlannedFile } from './plan.ts';
 
-export const COVERAGE_FORMAT = 'pulse-archive-coverage/1';
+/** Format 2 added `complete`, `problems` and `repaired`. */
+export const COVERAGE_FORMAT = 'pulse-archive-coverage/2';
 
 export interface KindCoverage {
   productId: string;
@@ -17,6 +18,8 @@ export interface KindCoverage {
   reason?: string;
   /** Listed files that are in the archive after this run (copied now or verified there). */
   archived: string[];
+  /** Of those, files whose archived object failed its check and was replaced by a new version this run. */
+  repaired: string[];
   /** Listed files that are still not in the archive (their copy failed). */
   missing: string[];
   /** Files whose copy or check failed this run (also those already archived before). */
@@ -29,6 +32,9 @@ export interface Coverage {
   format: typeof COVERAGE_FORMAT;
   runId: string;
   manifestKey: string;
+  /** As in the manifest: false when the run could not look at everything (a `notListed` or `failed` kind). */
+  complete: boolean;
+  problems: string[];
   kinds: KindCoverage[];
 }
 
@@ -36,8 +42,7 @@ export const fileLabel = (f: Pick<PlannedFile, 'fileDate' | 'stopDate'>): string
   f.stopDate === undefined ? f.fileDate : `${f.fileDate}/${f.stopDate}`;
 
 export function buildCoverage(
-  runId: string,
-  manifestKey: string,
+  run: Pick<Coverage, 'runId' | 'manifestKey' | 'problems'>,
   plans: KindPlan[],
   outcomes: ReadonlyMap<string, CopyOutcome>,
 ): Coverage {
@@ -48,6 +53,7 @@ export function buildCoverage(
       status: p.status,
       ...(p.reason !== undefined ? { reason: p.reason } : {}),
       archived: [],
+      repaired: [],
       missing: [],
       failed: [],
       rejected: p.rejected.map((r) => r.fileName),
@@ -59,11 +65,14 @@ export function buildCoverage(
       if (outcome === undefined || outcome.outcome === 'failed') {
         c.failed.push(label);
         (f.state === 'present' ? c.archived : c.missing).push(label);
-      } else c.archived.push(label);
+      } else {
+        c.archived.push(label);
+        if (outcome.outcome === 'repaired') c.repaired.push(label);
+      }
     }
     return c;
   });
-  return { format: COVERAGE_FORMAT, runId, manifestKey, kinds };
+  return { format: COVERAGE_FORMAT, ...run, complete: run.problems.length === 0, kinds };
 }
 
 export const coverageKey = (prefix: string, runId: string): string =>

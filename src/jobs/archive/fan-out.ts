@@ -24,9 +24,10 @@ import {
   failRun,
   finishArchiveRun,
   reportPlanProblems,
+  unlistedRun,
 } from './finish-run.ts';
 import { runIdOf } from './manifest.ts';
-import { type PlanSummary, planArchive, summarizePlan } from './plan.ts';
+import { type ArchivePlan, type PlanSummary, planArchive, summarizePlan } from './plan.ts';
 import { loadPlan, parseJsonAs, plannedFileSchema, savePlan } from './plan-store.ts';
 import { type ArchivePorts, copyOrder, knownProducts } from './run-archive.ts';
 
@@ -63,12 +64,23 @@ export async function startArchiveFanOut(
   if (!archive) return failRun(result, 'the config has no "archive" section');
   const staleBefore = new Date(startedAt.getTime() - (opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS));
   counts.staleRunsFinished = await finishStaleRuns(config, ports, staleBefore, result);
-  const productIds = knownProducts(config, opts.productIds, result);
+  const planOptions = { productIds: knownProducts(config, opts.productIds, result), kinds: opts.kinds, now: startedAt };
   const runId = runIdOf(startedAt);
+  let plan: ArchivePlan;
   try {
-    const plan = await ports.client.withSession((client) =>
-      planArchive(config, client, ports.archive, { productIds, kinds: opts.kinds, now: startedAt }),
-    );
+    plan = await ports.client.withSession((client) => planArchive(config, client, ports.archive, planOptions));
+  } catch (e) {
+    // Nothing to queue; the run is finished here, its manifest saying it could not look (as runArchive's does).
+    const stopped = `${(e as Error).name}: ${(e as Error).message}`;
+    failRun(result, stopped);
+    const unlisted = unlistedRun(config, planOptions, stopped);
+    Object.assign(counts, summarizePlan(unlisted.kinds));
+    const input = { startedAt, outcomes: new Map(), ...unlisted };
+    const finished = await finishArchiveRun(archive, input, ports, failRun(archiveResult(emptyCounts()), stopped));
+    result.outputs.push(...finished.outputs);
+    return result;
+  }
+  try {
     reportPlanProblems(plan.kinds, result);
     Object.assign(counts, summarizePlan(plan.kinds));
     const planKey = await savePlan(ports.archive, archive.prefix, runId, plan);

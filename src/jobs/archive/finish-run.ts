@@ -4,7 +4,7 @@
  * done; in AWS the copier that records a run's last outcome (or the next plan step, for a run whose copier died)
  * calls it with the stored plan and the recorded outcomes.
  */
-import type { ArchiveConfig } from '../../config/schema.ts';
+import type { ArchiveConfig, PulseConfig } from '../../config/schema.ts';
 import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Logger } from '../../ports/logger.ts';
@@ -12,7 +12,7 @@ import type { JobResult } from '../job-result.ts';
 import type { CopyOutcome } from './copy-file.ts';
 import { buildCoverage, writeCoverage } from './coverage.ts';
 import { MANIFEST_FORMAT, manifestFiles, nextManifestSlot, writeManifest } from './manifest.ts';
-import type { KindPlan, PlanSummary } from './plan.ts';
+import { type KindPlan, type PlanOptions, type PlanSummary, unlistedPlan } from './plan.ts';
 
 export type ArchiveCounts = {
   /** Files considered: every listed file with a valid name, plus one client data file per product. */
@@ -23,9 +23,13 @@ export type ArchiveCounts = {
   skippedSame: number;
   /** Same name, different content: stored as a new version and flagged. */
   republished: number;
+  /** The archived object failed its own check (a crash leftover): a new version written, the old one left. */
+  repaired: number;
+  /** Checksum files rewritten beside archived objects that were kept (counted in skippedSame). */
+  checksumsRepaired: number;
   /** Archived files that filled a gap before the newest archived date. */
   backfilled: number;
-  /** Copies that failed, plus listings that failed. */
+  /** Copies that failed, plus listings that failed or never happened. */
   failed: number;
   rejected: number;
   /** Kinds the product does not offer (raw events without the raw export feature). */
@@ -49,6 +53,23 @@ export interface FinishedRunInput {
   outcomes: ReadonlyMap<string, CopyOutcome>;
   /** What to say of a planned file that has no outcome. @default 'not copied (the run stopped early)' */
   noOutcomeReason?: string;
+  /** What kept the run from looking (e.g. the sign-in failed); failed listings are added from `kinds`. */
+  problems?: string[];
+}
+
+/**
+ * The finish of a run whose sign-in or session failed before any listing (`stopped` says how): every product and
+ * kind it was to list shows as `notListed`, so its manifest and coverage report say the run could not look.
+ */
+export function unlistedRun(
+  config: PulseConfig,
+  planOptions: PlanOptions,
+  stopped: string,
+): Pick<FinishedRunInput, 'kinds' | 'problems'> {
+  return {
+    kinds: unlistedPlan(config, planOptions, `not listed: ${stopped}`).kinds,
+    problems: [`nothing was listed: ${stopped}`],
+  };
 }
 
 export function emptyCounts(): ArchiveCounts {
@@ -57,6 +78,8 @@ export function emptyCounts(): ArchiveCounts {
     archived: 0,
     skippedSame: 0,
     republished: 0,
+    repaired: 0,
+    checksumsRepaired: 0,
     backfilled: 0,
     failed: 0,
     rejected: 0,
@@ -95,6 +118,10 @@ export async function finishArchiveRun(
   }
   const counts = tally(run.kinds, outcomes, result);
   const finished: JobResult<ArchiveCounts> = Object.assign(result, { counts });
+  const problems = [
+    ...(run.problems ?? []),
+    ...run.kinds.filter((k) => k.status === 'failed').map((k) => `${k.productId} ${k.kind}: ${listingFailed(k)}`),
+  ];
   try {
     const { runId, previous } = await nextManifestSlot(ports.archive, archive.prefix, run.startedAt);
     const manifestKey = await writeManifest(ports.archive, archive.prefix, {
@@ -103,6 +130,8 @@ export async function finishArchiveRun(
       startedAt: run.startedAt.toISOString(),
       finishedAt: ports.clock.now().toISOString(),
       previous,
+      complete: problems.length === 0,
+      problems,
       counts: { ...counts },
       kinds: run.kinds.map(({ productId, kind, status, reason, openSkipped }) => ({
         productId,
@@ -115,7 +144,7 @@ export async function finishArchiveRun(
       errors: finished.errors,
     });
     finished.outputs.push(manifestKey);
-    const coverage = buildCoverage(runId, manifestKey, run.kinds, outcomes);
+    const coverage = buildCoverage({ runId, manifestKey, problems }, run.kinds, outcomes);
     finished.outputs.push(await writeCoverage(ports.archive, archive.prefix, coverage));
   } catch (e) {
     failRun(finished, `manifest not written: ${(e as Error).name}: ${(e as Error).message}`);
@@ -126,10 +155,12 @@ export async function finishArchiveRun(
 
 export function reportPlanProblems(kinds: KindPlan[], result: JobResult<Record<string, number>>): void {
   for (const k of kinds) {
-    if (k.status === 'failed') failRun(result, `${k.productId} ${k.kind}: listing failed: ${k.reason ?? ''}`);
+    if (k.status === 'failed') failRun(result, `${k.productId} ${k.kind}: ${listingFailed(k)}`);
     for (const r of k.rejected) failRun(result, `${k.productId} ${k.kind}: rejected: ${r.reason}`);
   }
 }
+
+const listingFailed = (k: KindPlan): string => `listing failed: ${k.reason ?? ''}`;
 
 function tally(
   kinds: KindPlan[],
@@ -140,7 +171,8 @@ function tally(
   for (const k of kinds) {
     c.rejected += k.rejected.length;
     if (k.status === 'notEnabled') c.notEnabled++;
-    if (k.status === 'failed') c.failed++;
+    // A kind never listed (the run could not sign in) is a failure too: nothing of it was checked.
+    if (k.status === 'failed' || k.status === 'notListed') c.failed++;
     for (const f of k.files) {
       c.listed++;
       const o = outcomes.get(f.key);
@@ -150,6 +182,7 @@ function tally(
         continue;
       }
       c[o.outcome]++;
+      if (o.outcome === 'skippedSame' && o.checksumRepaired) c.checksumsRepaired++;
       if (o.outcome !== 'skippedSame') c.bytes += o.size;
       if (o.outcome === 'archived' && f.backfill) c.backfilled++;
     }

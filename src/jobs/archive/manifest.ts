@@ -10,9 +10,11 @@ import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { CopyOutcome } from './copy-file.ts';
 import type { KindPlan } from './plan.ts';
 
-export const MANIFEST_FORMAT = 'pulse-archive-manifest/1';
+/** Format 2 added `complete`, `problems`, the `repaired` outcome and `checksumRepaired`; 1 is still read. */
+export const MANIFEST_FORMAT = 'pulse-archive-manifest/2';
+const READABLE_FORMATS: unknown[] = ['pulse-archive-manifest/1', MANIFEST_FORMAT];
 
-export type FileOutcome = 'archived' | 'skippedSame' | 'republished' | 'failed' | 'rejected';
+export type FileOutcome = 'archived' | 'skippedSame' | 'republished' | 'repaired' | 'failed' | 'rejected';
 
 export interface ManifestFile {
   productId: string;
@@ -27,15 +29,17 @@ export interface ManifestFile {
   backfilled?: boolean;
   size?: number;
   sha256?: string;
-  /** Why it failed or was rejected. */
+  /** Why it failed or was rejected, or why the archived object it replaced failed its check (repaired). */
   reason?: string;
   attempts?: number;
+  /** Its checksum file was missing or wrong and was rewritten (the object was kept). */
+  checksumRepaired?: boolean;
 }
 
 export interface ManifestKind {
   productId: string;
   kind: ArchiveKind;
-  status: 'listed' | 'notEnabled' | 'failed';
+  status: KindPlan['status'];
   reason?: string;
   openSkipped: number;
 }
@@ -52,6 +56,9 @@ export interface Manifest {
   finishedAt: string;
   /** The manifest of the run before, by key and SHA-256 of its bytes; null for the first run. */
   previous: ManifestLink | null;
+  /** False when the run could not look at everything it was to (sign-in or a listing failed): see `problems`. */
+  complete: boolean;
+  problems: string[];
   counts: Record<string, number>;
   kinds: ManifestKind[];
   files: ManifestFile[];
@@ -127,8 +134,12 @@ export function manifestFiles(kinds: KindPlan[], outcomes: ReadonlyMap<string, C
       const dates = { fileDate: f.fileDate, ...(f.stopDate !== undefined ? { stopDate: f.stopDate } : {}) };
       const base = { productId: f.productId, kind: f.kind, fileName: f.fileName, ...dates, key: f.key };
       if (o.outcome === 'failed') return { ...base, outcome: 'failed', reason: o.reason, attempts: o.attempts };
-      const backfilled = o.outcome === 'archived' && f.backfill ? { backfilled: true } : {};
-      return { ...base, outcome: o.outcome, ...backfilled, size: o.size, sha256: o.sha256, attempts: o.attempts };
+      const extra = {
+        ...(o.outcome === 'archived' && f.backfill ? { backfilled: true } : {}),
+        ...(o.outcome === 'repaired' ? { reason: o.reason } : {}),
+        ...(o.outcome === 'skippedSame' && o.checksumRepaired ? { checksumRepaired: true } : {}),
+      };
+      return { ...base, outcome: o.outcome, ...extra, size: o.size, sha256: o.sha256, attempts: o.attempts };
     }),
     ...k.rejected.map(
       (r): ManifestFile => ({
@@ -182,7 +193,7 @@ export async function verifyManifestChain(store: ArchiveStore, prefix: string): 
 function readLink(bytes: Uint8Array): { previous: ManifestLink | null } | { error: string } {
   try {
     const m = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<Manifest>;
-    if (m.format !== MANIFEST_FORMAT) return { error: `unknown format ${JSON.stringify(m.format)}` };
+    if (!READABLE_FORMATS.includes(m.format)) return { error: `unknown format ${JSON.stringify(m.format)}` };
     const p = m.previous;
     if (p === null) return { previous: null };
     if (typeof p?.key !== 'string' || typeof p.sha256 !== 'string') return { error: 'no valid "previous" link' };

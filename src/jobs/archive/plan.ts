@@ -37,8 +37,11 @@ export interface RejectedFile {
 export interface KindPlan {
   productId: string;
   kind: ArchiveKind;
-  /** `notEnabled`: the product lacks the raw export feature (not a failure); `failed`: the listing failed. */
-  status: 'listed' | 'notEnabled' | 'failed';
+  /**
+   * `notEnabled`: the product lacks the raw export feature (not a failure); `failed`: the listing failed;
+   * `notListed`: the run could not look at all (sign-in or session failed before this listing), `reason` says why.
+   */
+  status: 'listed' | 'notEnabled' | 'failed' | 'notListed';
   reason?: string;
   files: PlannedFile[];
   rejected: RejectedFile[];
@@ -74,26 +77,50 @@ export async function planArchive(
   const archive = config.archive;
   if (!archive) throw new TypeError('the config has no "archive" section');
   const runDate = opts.now.toISOString().slice(0, 10);
-  const productIds = opts.productIds ?? config.products.map((p) => p.id);
-  const kinds = opts.kinds ?? archive.kinds;
   const plans: KindPlan[] = [];
-  for (const productId of productIds) {
-    for (const kind of kinds) {
-      const base: KindPlan = { productId, kind, status: 'listed', files: [], rejected: [], openSkipped: 0 };
-      try {
-        plans.push(
-          kind === 'clientData'
-            ? await planClientData(archive, store, base, runDate)
-            : await planListed(archive, client, store, base, kind),
-        );
-      } catch (e) {
-        if (kind === 'rawEvents' && e instanceof FeatureNotEnabledError) {
-          plans.push({ ...base, status: 'notEnabled', reason: 'the product has no raw data export feature' });
-        } else plans.push({ ...base, status: 'failed', reason: `${(e as Error).name}: ${(e as Error).message}` });
-      }
+  for (const { productId, kind } of kindsToPlan(config, opts)) {
+    const base: KindPlan = { productId, kind, status: 'listed', files: [], rejected: [], openSkipped: 0 };
+    try {
+      plans.push(
+        kind === 'clientData'
+          ? await planClientData(archive, store, base, runDate)
+          : await planListed(archive, client, store, base, kind),
+      );
+    } catch (e) {
+      if (kind === 'rawEvents' && e instanceof FeatureNotEnabledError) {
+        plans.push({ ...base, status: 'notEnabled', reason: 'the product has no raw data export feature' });
+      } else plans.push({ ...base, status: 'failed', reason: `${(e as Error).name}: ${(e as Error).message}` });
     }
   }
   return { runDate, kinds: plans };
+}
+
+/** Every product and kind a run with these options looks at. */
+function kindsToPlan(config: PulseConfig, opts: Pick<PlanOptions, 'productIds' | 'kinds'>) {
+  const kinds = opts.kinds ?? config.archive?.kinds ?? [];
+  return (opts.productIds ?? config.products.map((p) => p.id)).flatMap((productId) =>
+    kinds.map((kind) => ({ productId, kind })),
+  );
+}
+
+/**
+ * The plan of a run that could not look (sign-in or the session failed before the listings): every product and kind
+ * it was to list, `notListed` with the reason, so the manifest and coverage report show what was not checked
+ * instead of an empty, clean-looking run.
+ */
+export function unlistedPlan(config: PulseConfig, opts: PlanOptions, reason: string): ArchivePlan {
+  return {
+    runDate: opts.now.toISOString().slice(0, 10),
+    kinds: kindsToPlan(config, opts).map(({ productId, kind }) => ({
+      productId,
+      kind,
+      status: 'notListed',
+      reason,
+      files: [],
+      rejected: [],
+      openSkipped: 0,
+    })),
+  };
 }
 
 async function planListed(
@@ -251,7 +278,7 @@ export function summarizePlan(plans: KindPlan[]): PlanSummary {
     s.listed += p.files.length;
     s.rejected += p.rejected.length;
     if (p.status === 'notEnabled') s.notEnabled++;
-    if (p.status === 'failed') s.failed++;
+    if (p.status === 'failed' || p.status === 'notListed') s.failed++;
     for (const f of p.files) {
       s[f.state]++;
       if (f.backfill) s.backfill++;

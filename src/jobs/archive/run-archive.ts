@@ -19,6 +19,7 @@ import {
   failRun,
   finishArchiveRun,
   reportPlanProblems,
+  unlistedRun,
 } from './finish-run.ts';
 import { type ArchivePlan, type PlanSummary, planArchive, summarizePlan } from './plan.ts';
 import { type ArchiveProgress, silentProgress } from './progress.ts';
@@ -67,23 +68,30 @@ export async function runArchive(
   const archive = config.archive;
   if (!archive) return failRun(result, 'the config has no "archive" section');
   const productIds = knownProducts(config, opts.productIds, result);
+  const planOptions = { productIds, kinds: opts.kinds, now: startedAt };
   let plan: ArchivePlan | undefined;
   const outcomes = new Map<string, CopyOutcome>();
+  let stopped: string | undefined;
   try {
     await ports.client.withSession(async (client) => {
-      plan = await planArchive(config, client, ports.archive, { productIds, kinds: opts.kinds, now: startedAt });
+      plan = await planArchive(config, client, ports.archive, planOptions);
       opts.onPlan?.(plan);
       if (!opts.dryRun) await copyAll(plan, archive, { ...ports, client }, opts.progress ?? silentProgress, outcomes);
     });
   } catch (e) {
-    failRun(result, `${(e as Error).name}: ${(e as Error).message}`);
+    stopped = `${(e as Error).name}: ${(e as Error).message}`;
+    failRun(result, stopped);
   }
   if (opts.dryRun) {
     if (plan) result.counts = summarizePlan(plan.kinds);
     reportPlanProblems(plan?.kinds ?? [], result);
     return result;
   }
-  return finishArchiveRun(archive, { startedAt, kinds: plan?.kinds ?? [], outcomes }, ports, result);
+  // A run that could not look still writes its manifest, saying what it did not check (not an empty, clean run).
+  const looked = plan
+    ? { kinds: plan.kinds, problems: stopped === undefined ? [] : [`the run stopped: ${stopped}`] }
+    : unlistedRun(config, planOptions, stopped ?? 'the run stopped before its plan');
+  return finishArchiveRun(archive, { startedAt, outcomes, ...looked }, ports, result);
 }
 
 /** `--product` ids that are in the config; an unknown one fails the run (and is left out). */

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../../src/client/index.ts';
 import { archiveClientData, type ClientDataTask, clientDataFileName } from '../../../src/jobs/archive/client-data.ts';
@@ -59,15 +60,15 @@ afterAll(async () => {
 async function archive(over: Partial<ClientDataTask> & { fetch?: FetchLike } = {}) {
   const { fetch, ...taskOver } = over;
   const fileName = clientDataFileName(PRODUCT, DATE);
-  const key = `test/${++n}/${fileName}`;
   const task: ClientDataTask = {
     productId: PRODUCT,
     fileName,
     fileDate: DATE,
-    key,
+    key: `test/${++n}/${fileName}`,
     properties: allProperties,
     ...taskOver,
   };
+  const { key } = task;
   const ports = ap.ports(fetch ? { fetch } : {});
   const outcome = await ports.client.withSession((client) =>
     archiveClientData(task, { client, store: ports.archive, clock: ports.clock, logger: ports.logger }),
@@ -184,6 +185,24 @@ describe('client data from the export [31]', () => {
       /^NetworkError: .*export stream failed: connection lost/,
     );
     expect(head).toBeUndefined();
+  });
+});
+
+describe('a client data file already at the key', () => {
+  it('is left alone when it checks out, and replaced by a new version, reported as repaired, when it does not', async () => {
+    const first = await archive({ properties: ['prodVersion'] });
+    const again = await archive({ key: first.head!.key, properties: ['prodVersion'] });
+    expect(again.outcome).toEqual({ ...first.outcome, outcome: 'skippedSame', attempts: 0 });
+
+    // A leftover without metadata (a process killed mid-write): not the day's file.
+    const key = `test/${++n}/${clientDataFileName(PRODUCT, DATE)}`;
+    await ap.peers.s3.send(
+      new PutObjectCommand({ Bucket: ap.peers.bucket, Key: key, Body: first.body!.subarray(0, 50) }),
+    );
+    const repaired = await archive({ key, properties: ['prodVersion'] });
+    expect(repaired.outcome).toMatchObject({ outcome: 'repaired', sha256: sha256(repaired.body!), reason: /metadata/ });
+    expect(repaired.clients.map((c) => c.clientId)).toEqual(clientIds);
+    expect(repaired.head!.metadata.sha256).toBe(sha256(repaired.body!));
   });
 });
 

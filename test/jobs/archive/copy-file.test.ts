@@ -13,6 +13,7 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectCommand,
   HeadObjectCommand,
   S3Client,
   S3ServiceException,
@@ -88,12 +89,18 @@ function recordingLogger(): Logger & { entries: LogEntry[] } {
 }
 
 /** The store, counting the puts that reach it. */
-function countingStore(inner: ArchiveStore): ArchiveStore & { puts: number } {
+function countingStore(inner: ArchiveStore): ArchiveStore & { puts: number; reads: number } {
   const counting = {
     puts: 0,
+    reads: 0,
     put: (...args: Parameters<ArchiveStore['put']>) => {
       counting.puts++;
       return inner.put(...args);
+    },
+    /** Reads of archived objects (checksum files not counted). */
+    read: (...args: Parameters<ArchiveStore['read']>) => {
+      if (!args[0].endsWith('.sha256')) counting.reads++;
+      return inner.read(...args);
     },
     head: (key: string) => inner.head(key),
     get: (key: string) => inner.get(key),
@@ -162,6 +169,8 @@ describe('copyFile from the emulator to s3rver', () => {
       size: String(bytes.length),
       sha256: sha256(bytes),
       'retrieved-at': NOW,
+      // Binds the checksum file, written before the commit, to this object (checksum-file.ts).
+      'checksum-token': expect.stringMatching(/^[0-9a-f]{32}$/),
     });
   });
 
@@ -321,24 +330,39 @@ describe('copyFile with files larger than one part', () => {
   let storage: StorageServer;
   let bigZip: Uint8Array;
   /** Serves one big ZIP through signed URLs; the download itself goes through a real client. */
-  const bigSource = (): CopyDeps['client'] => ({
-    customEventsDownloadUrl: async () => ({ downloadUrl: storage.sign('big/file.zip') }),
-    exceptionsDownloadUrl: async () => ({ downloadUrl: storage.sign('big/file.zip') }),
-    rawEventsDownloadUrl: async () => ({ downloadUrl: storage.sign('big/file.zip') }),
-    download: (url, opts) => client.download(url, opts),
-  });
+  let serving: Uint8Array;
+  /** Serves one big ZIP (`zip`, else the default one) through signed URLs; the download goes through a real client. */
+  const bigSource = (zip?: Uint8Array): CopyDeps['client'] => {
+    const url = async () => {
+      serving = zip ?? bigZip;
+      return { downloadUrl: storage.sign('big/file.zip') };
+    };
+    return {
+      customEventsDownloadUrl: url,
+      exceptionsDownloadUrl: url,
+      rawEventsDownloadUrl: url,
+      download: (u, opts) => client.download(u, opts),
+    };
+  };
+
+  const multipart = () => new S3ArchiveStore({ client: s3client, bucket: BUCKET, partSize: 5 * MiB });
+  /** Another edition of the big file, of exactly its size. */
+  const sameSizeZip = () => zipSingleFile('big.csv', randomBytes(6 * MiB), new Date(NOW));
+  const checksumLine = async (t: CopyTask) => new TextDecoder().decode(await store.get(`${t.key}.sha256`));
+  const removeObject = async (key: string) => {
+    await s3client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
+  };
 
   beforeAll(async () => {
     // Random content is stored as is: a 6 MiB ZIP, more than one 5 MiB part.
     bigZip = zipSingleFile('big.csv', randomBytes(6 * MiB), new Date(NOW));
-    storage = await startStorageServer({ secret: 'test', now: Date.now, resolve: async () => bigZip });
+    storage = await startStorageServer({ secret: 'test', now: Date.now, resolve: async () => serving });
   });
   afterAll(() => storage.close());
 
-  it('streams a multipart upload to s3rver; without a stored SHA-256 the next run compares sizes', async () => {
-    const multipart = new S3ArchiveStore({ client: s3client, bucket: BUCKET, partSize: 5 * MiB });
+  it('streams a multipart upload to s3rver, its checksum file bound to it, which the next run trusts', async () => {
     const t = task(bigName);
-    const first = await copyFile(t, deps({ client: bigSource(), store: multipart }).deps);
+    const first = await copyFile(t, deps({ client: bigSource(), store: multipart() }).deps);
     expect(first).toEqual({
       outcome: 'archived',
       key: t.key,
@@ -349,18 +373,104 @@ describe('copyFile with files larger than one part', () => {
     expect(Buffer.from((await store.get(t.key))!).equals(Buffer.from(bigZip))).toBe(true);
     const metadata = (await store.head(t.key))!.metadata;
     expect(metadata).toMatchObject({ size: String(bigZip.length), 'source-file': bigName });
+    // Fixed at CreateMultipartUpload, before the last byte: no hash, but the token that binds the checksum file.
     expect(metadata.sha256).toBeUndefined();
-    const second = await copyFile(t, deps({ client: bigSource(), store: countingStore(multipart) }).deps);
+    expect(metadata['checksum-token']).toMatch(/^[0-9a-f]{32}$/);
+    expect(await checksumLine(t)).toBe(`${sha256(bigZip)}  ${bigName}\n`);
+    expect((await store.head(`${t.key}.sha256`))!.metadata['checksum-token']).toBe(metadata['checksum-token']);
+    const counting = countingStore(multipart());
+    const second = await copyFile(t, deps({ client: bigSource(), store: counting }).deps);
     expect(second).toEqual({ ...first, outcome: 'skippedSame' });
+    expect([counting.puts, counting.reads]).toEqual([0, 0]);
+  });
+
+  it('stores a same-size republished file whose archived multipart object lost its checksum file', async () => {
+    const t = task(bigName);
+    await copyFile(t, deps({ client: bigSource(), store: multipart() }).deps);
+    await removeObject(`${t.key}.sha256`);
+    const republished = sameSizeZip();
+    const counting = countingStore(multipart());
+    const outcome = await copyFile(t, deps({ client: bigSource(republished), store: counting }).deps);
+    expect(outcome).toMatchObject({ outcome: 'republished', size: bigZip.length, sha256: sha256(republished) });
+    expect(counting.reads).toBe(1);
+    expect(Buffer.from((await store.get(t.key))!).equals(Buffer.from(republished))).toBe(true);
+    expect(await checksumLine(t)).toBe(`${sha256(republished)}  ${bigName}\n`);
+  });
+
+  it.each([
+    ['missing', async (key: string) => removeObject(`${key}.sha256`)],
+    ['empty', async (key: string) => void (await store.put(`${key}.sha256`, '', { contentType: 'text/plain' }))],
+  ])('hashes an intact object once when its checksum file is %s, and repairs that file', async (_, damage) => {
+    const t = task(bigName);
+    const first = await copyFile(t, deps({ client: bigSource(), store: multipart() }).deps);
+    await damage(t.key);
+    const counting = countingStore(multipart());
+    const second = await copyFile(t, deps({ client: bigSource(), store: counting }).deps);
+    expect(second).toEqual({ ...first, outcome: 'skippedSame', checksumRepaired: true });
+    expect([counting.reads, counting.puts]).toEqual([1, 1]);
+    expect(await checksumLine(t)).toBe(`${sha256(bigZip)}  ${bigName}\n`);
+    // Bound to the object now: the run after trusts it without reading the object.
+    const again = countingStore(multipart());
+    expect(await copyFile(t, deps({ client: bigSource(), store: again }).deps)).toEqual({
+      ...first,
+      outcome: 'skippedSame',
+    });
+    expect([again.reads, again.puts]).toEqual([0, 0]);
+  });
+
+  it('does not trust a checksum file written by an upload that never completed', async () => {
+    const t = task(bigName);
+    await copyFile(t, deps({ client: bigSource(), store: multipart() }).deps);
+    const republished = sameSizeZip();
+    // The process dies between the checksum file (verify hook) and CompleteMultipartUpload.
+    const dying = s3ClientFor({ endpoint: s3.endpoint });
+    dying.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'CompleteMultipartUploadCommand') throw new Error('killed');
+        return next(args);
+      },
+      { step: 'initialize', name: 'killBeforeComplete' },
+    );
+    const killed = new S3ArchiveStore({ client: dying, bucket: BUCKET, partSize: 5 * MiB });
+    const died = await copyFile(t, deps({ client: bigSource(republished), store: killed }).deps);
+    dying.destroy();
+    expect(died).toMatchObject({ outcome: 'failed', reason: 'Error: killed' });
+    // The archive still holds the first edition, beside a checksum file that names the new one.
+    expect(Buffer.from((await store.get(t.key))!).equals(Buffer.from(bigZip))).toBe(true);
+    expect(await checksumLine(t)).toBe(`${sha256(republished)}  ${bigName}\n`);
+    const outcome = await copyFile(t, deps({ client: bigSource(republished), store: multipart() }).deps);
+    expect(outcome).toMatchObject({ outcome: 'republished', sha256: sha256(republished) });
+    expect(Buffer.from((await store.get(t.key))!).equals(Buffer.from(republished))).toBe(true);
+    expect(await checksumLine(t)).toBe(`${sha256(republished)}  ${bigName}\n`);
+  });
+
+  it('repairs an archived object that fails its own check (not a ZIP) with a new version, not as republished', async () => {
+    const t = task(bigName);
+    // Pulse metadata but neither a hash nor a checksum file, and bytes that are no ZIP: hashed, checked, refused.
+    await store.put(t.key, Readable.from([Buffer.alloc(bigZip.length, 7)]), {
+      contentType: 'application/zip',
+      metadata: { product, kind: 'customEvents', 'source-file': bigName, size: String(bigZip.length) },
+    });
+    const { deps: d, logger } = deps({ client: bigSource(), store: multipart() });
+    const outcome = await copyFile(t, d);
+    expect(outcome).toMatchObject({
+      outcome: 'repaired',
+      sha256: sha256(bigZip),
+      reason: expect.stringMatching(/ZIP/),
+    });
+    expect(Buffer.from((await store.get(t.key))!).equals(Buffer.from(bigZip))).toBe(true);
+    expect((await store.head(t.key))!.metadata.sha256).toBe(sha256(bigZip));
+    expect(await checksumLine(t)).toBe(`${sha256(bigZip)}  ${bigName}\n`);
+    expect(logger.entries.some((e) => e.message.includes('republished'))).toBe(false);
   });
 
   it('times only the wait for bytes, not an upload that is slow to take them', async () => {
-    const multipart = new S3ArchiveStore({ client: s3client, bucket: BUCKET, partSize: 5 * MiB });
+    const slowed = multipart();
     // The store pauses well past the idle limit before it reads on, as a slow part upload would make it.
     const slow: ArchiveStore = {
-      ...countingStore(multipart),
+      ...countingStore(slowed),
       put: (key, body, opts) => {
-        if (!(body instanceof Readable)) return multipart.put(key, body, opts);
+        if (!(body instanceof Readable)) return slowed.put(key, body, opts);
         async function* paused(source: Readable) {
           let n = 0;
           for await (const chunk of source) {
@@ -368,7 +478,7 @@ describe('copyFile with files larger than one part', () => {
             yield chunk as Uint8Array;
           }
         }
-        return multipart.put(key, Readable.from(paused(body)), opts);
+        return slowed.put(key, Readable.from(paused(body)), opts);
       },
     };
     const t = task(bigName);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbArchiveRuns, RUNS_PK } from '../../../src/adapters/aws/dynamodb-archive-runs.ts';
 import { dynamoDocumentClientFor } from '../../../src/adapters/aws/dynamodb-ledger.ts';
+import { ReportingClient } from '../../../src/client/index.ts';
 import type { Coverage } from '../../../src/jobs/archive/coverage.ts';
 import {
   BadCopyMessageError,
@@ -224,5 +225,49 @@ describe('nothing is lost on the way', () => {
       planKey: 'pulse/runs/2026-11-20T12-00-00.000Z/plan.json',
     });
     expect(RUNS_PK).toBe('archive-runs');
+  });
+});
+
+describe('integrity in the fanned-out run', () => {
+  it('a copier reports a crash leftover as repaired and a rewritten checksum file, as an in-process run does', async () => {
+    const keys = (await ap.keys(`pulse/${NO_RAW_PRODUCT}/exceptions/`)).filter((k) => k.endsWith('.zip'));
+    const [leftover, unchecked] = [keys[2]!, keys[3]!];
+    const original = (await ap.peers.archive.get(leftover))!;
+    await ap.overwrite(leftover, 'PK, cut short');
+    await ap.remove(`${unchecked}.sha256`);
+    const queue = new MemoryCopyQueue();
+    const ports = fanOutPorts(queue, at(200));
+    await startArchiveFanOut(ap.config, ports, { productIds: [NO_RAW_PRODUCT], kinds: ['exceptions'] });
+    const { finished } = await drain(ports, queue, 10);
+    expect(finished[0]!.counts).toMatchObject({ repaired: 1, checksumsRepaired: 1, republished: 0, failed: 0 });
+    const manifest = await ap.json<Manifest>(finished[0]!.outputs[0]!);
+    expect(manifest.files.find((f) => f.key === leftover)).toMatchObject({ outcome: 'repaired' });
+    expect(manifest.files.find((f) => f.key === unchecked)).toMatchObject({
+      outcome: 'skippedSame',
+      checksumRepaired: true,
+    });
+    expect(Buffer.from((await ap.peers.archive.get(leftover))!).equals(Buffer.from(original))).toBe(true);
+    const coverage = await ap.json<Coverage>(finished[0]!.outputs[1]!);
+    expect(coverage.kinds[0]!.repaired).toHaveLength(1);
+  });
+
+  it('a plan step that cannot sign in writes a manifest saying the run could not look, and fails', async () => {
+    const emu = ap.peers.emulator;
+    const queue = new MemoryCopyQueue();
+    const wrong = new ReportingClient({
+      baseUrl: emu.baseUrl,
+      origin: emu.origin,
+      credentials: { userName: emu.credentials.userName, password: 'not-the-password' },
+      maxRetries: 0,
+    });
+    const planned = await startArchiveFanOut(ap.config, { ...fanOutPorts(queue, at(201)), client: wrong });
+    expect(planned.ok).toBe(false);
+    expect(queue.messages).toEqual([]);
+    const kinds = ap.config.products.length * ap.config.archive!.kinds.length;
+    expect(planned.counts).toMatchObject({ listed: 0, failed: kinds, queued: 0 });
+    const manifest = await ap.json<Manifest>(planned.outputs.find((o) => o.includes('/manifests/'))!);
+    expect(manifest).toMatchObject({ complete: false, problems: [expect.stringMatching(/^nothing was listed: /)] });
+    expect(manifest.kinds.every((k) => k.status === 'notListed')).toBe(true);
+    expect(await verifyManifestChain(ap.peers.archive, 'pulse')).toMatchObject({ ok: true });
   });
 });

@@ -5,7 +5,15 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Manifest, parseRunId, runIdOf, verifyManifestChain } from '../../../src/jobs/archive/manifest.ts';
+import {
+  type Manifest,
+  manifestKey,
+  nextManifestSlot,
+  parseRunId,
+  runIdOf,
+  verifyManifestChain,
+  writeManifest,
+} from '../../../src/jobs/archive/manifest.ts';
 import { runArchive } from '../../../src/jobs/archive/run-archive.ts';
 import { type ArchivePeers, RAW_PRODUCT, startArchivePeers } from './archive-peers.ts';
 
@@ -120,5 +128,16 @@ describe('the manifest chain', () => {
       await ap.remove(forgedKey);
       await ap.remove(stray);
     }
+  });
+
+  it('accepts a chain that starts with manifests of the earlier format (1) and goes on in the current one', async () => {
+    // Under a prefix of its own: format 1 had no `complete` or `problems`.
+    const { complete: _, problems: __, ...rest } = await ap.json<Manifest>(runs[0]!);
+    const legacyKey = manifestKey('legacy', rest.runId);
+    await ap.overwrite(legacyKey, `${JSON.stringify({ ...rest, format: 'pulse-archive-manifest/1' }, null, 2)}\n`);
+    const { runId, previous } = await nextManifestSlot(ap.peers.archive, 'legacy', new Date(0));
+    expect(previous?.key).toBe(legacyKey);
+    await writeManifest(ap.peers.archive, 'legacy', { ...rest, runId, previous, complete: true, problems: [] });
+    expect(await verifyManifestChain(ap.peers.archive, 'legacy')).toMatchObject({ ok: true, manifests: 2 });
   });
 });

@@ -8,10 +8,11 @@ import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FetchLike, ReportingClient } from '../../../src/client/index.ts';
 import type { Coverage } from '../../../src/jobs/archive/coverage.ts';
-import type { Manifest } from '../../../src/jobs/archive/manifest.ts';
+import { MANIFEST_FORMAT, type Manifest, verifyManifestChain } from '../../../src/jobs/archive/manifest.ts';
 import type { ArchivePlan } from '../../../src/jobs/archive/plan.ts';
 import { terminalProgress } from '../../../src/jobs/archive/progress.ts';
 import { runArchive } from '../../../src/jobs/archive/run-archive.ts';
@@ -222,6 +223,114 @@ describe('later runs', () => {
     expect(result.counts).toMatchObject({ notEnabled: 1, rejected: 0, failed: 0 });
     expect(result.outputs).toEqual([]);
     expect(await ap.keys()).toEqual(before);
+  });
+});
+
+describe('integrity of what the archive holds', () => {
+  const exceptionKeys = () =>
+    expectedKeys.filter((k) => k.includes(`/${NO_RAW_PRODUCT}/exceptions/`) && !k.includes('_to_'));
+  const onlyExceptions = { productIds: [NO_RAW_PRODUCT], kinds: ['exceptions' as const] };
+  const dateOf = (key: string) => /_(\d{4}-\d{2}-\d{2})\.zip$/.exec(key)![1]!;
+
+  it('rewrites a missing checksum file, hashing the object once where it has no SHA-256, and says so', async () => {
+    const [plain, legacy] = [exceptionKeys()[3]!, exceptionKeys()[4]!];
+    await ap.remove(`${plain}.sha256`);
+    // As a multipart upload of an earlier version left it: Pulse metadata without a SHA-256, no checksum file.
+    const bytes = (await ap.peers.archive.get(legacy))!;
+    await ap.peers.s3.send(
+      new PutObjectCommand({
+        Bucket: ap.peers.bucket,
+        Key: legacy,
+        Body: bytes,
+        Metadata: { product: NO_RAW_PRODUCT, kind: 'exceptions', 'source-file': legacy.split('/').at(-1)! },
+      }),
+    );
+    await ap.remove(`${legacy}.sha256`);
+    const run = await runArchive(ap.config, ap.ports(), onlyExceptions);
+    expect(run.errors).toEqual([]);
+    expect(run.counts).toMatchObject({ skippedSame: run.counts.listed, checksumsRepaired: 2, repaired: 0 });
+    const manifest = await ap.json<Manifest>(run.outputs[0]!);
+    expect(manifest.files.filter((f) => f.checksumRepaired).map((f) => [f.key, f.outcome])).toEqual(
+      [plain, legacy].sort().map((k) => [k, 'skippedSame']),
+    );
+    for (const key of [plain, legacy]) {
+      const line = new TextDecoder().decode(await ap.peers.archive.get(`${key}.sha256`));
+      expect(line).toBe(`${sha256((await ap.peers.archive.get(key))!)}  ${key.split('/').at(-1)}\n`);
+    }
+    const next = await runArchive(ap.config, ap.ports(), onlyExceptions);
+    expect(next.counts).toMatchObject({ skippedSame: run.counts.listed, checksumsRepaired: 0 });
+  });
+
+  it('writes a new version over a truncated object without metadata, reported as repaired', async () => {
+    const key = exceptionKeys()[5]!;
+    const original = (await ap.peers.archive.get(key))!;
+    // What a process killed mid-write leaves behind locally: part of the bytes, no metadata.
+    await ap.peers.s3.send(
+      new PutObjectCommand({ Bucket: ap.peers.bucket, Key: key, Body: original.subarray(0, 100) }),
+    );
+    const run = await runArchive(ap.config, ap.ports(), onlyExceptions);
+    expect(run.errors).toEqual([]);
+    expect(run.ok).toBe(true);
+    expect(run.counts).toMatchObject({ repaired: 1, republished: 0, failed: 0, skippedSame: run.counts.listed - 1 });
+    expect(run.counts.bytes).toBe(original.byteLength);
+    expect(sha256((await ap.peers.archive.get(key))!)).toBe(sha256(original));
+    const manifest = await ap.json<Manifest>(run.outputs[0]!);
+    expect(manifest.files.filter((f) => f.outcome !== 'skippedSame')).toEqual([
+      expect.objectContaining({ key, outcome: 'repaired', sha256: sha256(original), reason: expect.any(String) }),
+    ]);
+    const coverage = await ap.json<Coverage>(run.outputs[1]!);
+    expect(coverage.kinds[0]!.repaired).toEqual([dateOf(key)]);
+    expect(coverage.kinds[0]!.archived).toContain(dateOf(key));
+  });
+
+  it('a run that could not sign in says so in its manifest and coverage report, and fails', async () => {
+    const emu = ap.peers.emulator;
+    const wrong = new ReportingClient({
+      baseUrl: emu.baseUrl,
+      origin: emu.origin,
+      credentials: { userName: emu.credentials.userName, password: 'not-the-password' },
+      maxRetries: 0,
+    });
+    const run = await runArchive(ap.config, { ...ap.ports(), client: wrong });
+    expect(run.ok).toBe(false);
+    const kinds = ap.config.products.length * ap.config.archive!.kinds.length;
+    expect(run.counts).toMatchObject({ listed: 0, failed: kinds });
+    const manifest = await ap.json<Manifest>(run.outputs[0]!);
+    expect(manifest.format).toBe(MANIFEST_FORMAT);
+    expect(manifest.complete).toBe(false);
+    expect(manifest.problems[0]).toMatch(/sign|auth|401|credentials/i);
+    expect(manifest.kinds).toHaveLength(kinds);
+    expect(manifest.kinds.every((k) => k.status === 'notListed' && /^not listed: /.test(k.reason ?? ''))).toBe(true);
+    const coverage = await ap.json<Coverage>(run.outputs[1]!);
+    expect(coverage.complete).toBe(false);
+    expect(coverage.kinds).toHaveLength(kinds);
+    expect(coverage.kinds.every((k) => k.status === 'notListed' && k.reason === manifest.kinds[0]!.reason)).toBe(true);
+    expect(await verifyManifestChain(ap.peers.archive, 'pulse')).toMatchObject({ ok: true });
+  });
+
+  it('a listing that failed makes the run incomplete, and the coverage report names the kind', async () => {
+    ap.peers.emulator.faults.set({ rules: [{ operations: ['exceptionsListFiles'], serverErrorRate: 1 }] });
+    try {
+      const run = await runArchive(ap.config, ap.ports(), { productIds: [NO_RAW_PRODUCT] });
+      expect(run.ok).toBe(false);
+      expect(run.counts.failed).toBe(1);
+      const manifest = await ap.json<Manifest>(run.outputs[0]!);
+      expect(manifest.complete).toBe(false);
+      expect(manifest.problems).toEqual([expect.stringMatching(/^12345678901 exceptions: listing failed: /)]);
+      const coverage = await ap.json<Coverage>(run.outputs[1]!);
+      expect(coverage.complete).toBe(false);
+      const exceptions = coverage.kinds.find((k) => k.kind === 'exceptions')!;
+      expect(exceptions).toMatchObject({ status: 'failed', reason: expect.stringMatching(/ServerError|503/) });
+      expect(coverage.kinds.find((k) => k.kind === 'customEvents')).toMatchObject({ status: 'listed' });
+    } finally {
+      ap.peers.emulator.faults.clear();
+    }
+  });
+
+  it('a clean run says it is complete', async () => {
+    const run = await runArchive(ap.config, ap.ports(), onlyExceptions);
+    expect((await ap.json<Manifest>(run.outputs[0]!)).complete).toBe(true);
+    expect((await ap.json<Coverage>(run.outputs[1]!)).complete).toBe(true);
   });
 });
 
