@@ -29,6 +29,7 @@ import {
   ServerError,
   TimeoutError,
 } from '../../client/index.ts';
+import { checkedKey } from '../../ports/archive-key.ts';
 import { type ArchiveStore, ObjectExistsError, type StoredObject } from '../../ports/archive-store.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Logger } from '../../ports/logger.ts';
@@ -142,7 +143,7 @@ export async function copyFile(task: CopyTask, deps: CopyDeps): Promise<CopyOutc
 }
 
 /** Key of the checksum file beside an archived export, in `sha256sum` format (`sha256sum -c` verifies it). */
-export const checksumKey = (key: string) => `${key}.sha256`;
+export const checksumKey = (key: string) => checkedKey(`${key}.sha256`);
 
 /**
  * Every archived file gets a checksum file: a multipart upload fixes its metadata before the last byte (and so
