@@ -5,7 +5,15 @@ import { previewDigest } from '../jobs/digest/preview.ts';
 import { runDigest } from '../jobs/digest/run-digest.ts';
 import { parseIsoWeek } from '../jobs/digest/week.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
-import { JOB_OPTIONS, JOB_OPTIONS_HELP, openRuntime, report } from './job-command.ts';
+import {
+  JOB_EXIT_CODES_HELP,
+  JOB_OPTIONS,
+  JOB_OPTIONS_HELP,
+  loadJob,
+  report,
+  requireKnown,
+  runJob,
+} from './job-command.ts';
 
 export const DIGEST_HELP = `Usage: pulse digest [options]
 
@@ -20,7 +28,8 @@ ${JOB_OPTIONS_HELP}
   --out DIR          where --preview writes (default <work-dir>/preview)
   --send-to ADDRESS  with --preview: also send one copy to this address only
 
-Exit codes: 0 sent (or nothing due), 1 held or failed, 2 usage or configuration error.
+${JOB_EXIT_CODES_HELP}
+  (0: sent or nothing due; 1: a digest held or a send failed)
 `;
 
 export async function digestCommand(args: string[], io: CliIo): Promise<number> {
@@ -47,8 +56,10 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
   }
   if (values['send-to'] && !values.preview) throw new UsageError('--send-to goes with --preview');
   const digestIds = values.digest as string[] | undefined;
-  const runtime = await openRuntime(values as Record<string, string | undefined>, io);
-  try {
+  const setup = loadJob(values, io);
+  const digestsInConfig = setup.config.digests.map((d) => d.id);
+  requireKnown('--digest', digestIds, digestsInConfig, "the config's digests");
+  return runJob('digest', setup, io, async (runtime) => {
     if (values.preview) {
       const writer = new EmlFileWriter(
         (values.out as string | undefined) ?? join(runtime.workDir, 'preview'),
@@ -69,7 +80,5 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
       dryRun: values['dry-run'] === true,
     });
     return report(result, values.json as boolean | undefined, io);
-  } finally {
-    await runtime.close();
-  }
+  });
 }

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_WORK_DIR } from '../adapters/local/local-peers.ts';
 import { archiveCommand } from './archive-command.ts';
 import { digestCommand } from './digest-command.ts';
-import type { CliIo } from './io.ts';
+import { type CliIo, EXIT } from './io.ts';
 
 export const START_HELP = `Usage: pulse start [--work-dir DIR] [--json]
 
@@ -24,6 +24,8 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
   }
   // Bad arguments throw a usage error from the digest command, before the archive starts.
   const digest = await digestCommand(['--local', ...args], io);
+  // The digest could not run at all (credentials, a peer, the network): the archive would fail the same way.
+  if (digest > EXIT.failure) return digest;
   const archive = await archiveCommand(['--local', ...args], io);
   // The worse of the two: 1 when either job held or failed something.
   const code = Math.max(digest, archive);
