@@ -8,13 +8,15 @@ import { archiveCommand } from './archive-command.ts';
 import { digestCommand } from './digest-command.ts';
 import { type CliIo, EXIT } from './io.ts';
 
-export const START_HELP = `Usage: pulse start [--work-dir DIR] [--json]
+export const START_HELP = `Usage: pulse start [--work-dir DIR] [--json] [--faults FILE] [--verbose]
 
 Runs the weekly cycle locally: the digest for the week that just ended, sent to the local SMTP sink
 (<work-dir>/outbox/*.eml and *.html) and archived in the local S3 (<work-dir>/s3); then the export archive (every
 export file and the client data, with a manifest and coverage report per run) into the same S3.
 Default work dir: ${DEFAULT_WORK_DIR}/. A second run sees the first: already-sent digests and already-archived files are
-skipped. With --json, one result line per job (digest, then archive).
+skipped. With --json, one result line per job (digest, then archive). --faults runs the in-process emulator with
+that fault profile; exit codes as in \`pulse digest --help\` (the worse of the two jobs; the archive does not run
+when the digest could not run at all).
 `;
 
 export async function startCommand(args: string[], io: CliIo): Promise<number> {
