@@ -2,10 +2,12 @@
  * Pulse on one machine: the local peers (emulator, dynalite, s3rver, SMTP sink) started in-process and the same
  * ports the Lambdas use, pointed at them. The config is the user's (or the bundled example), with the service,
  * table and bucket redirected to the peers. State lives in the work directory, so a second run sees the first.
+ * The config is loaded (and so checked) by the caller before this starts anything: a bad config, an unknown
+ * `--digest` or a bad `--faults` file leaves no work directory behind.
  */
+import type { EmulatorOptions } from '../../emulator/options.ts';
 import { DynamoDbLedger } from '../adapters/aws/dynamodb-ledger.ts';
 import { type LocalPeers, startLocalPeers } from '../adapters/local/local-peers.ts';
-import { loadConfig } from '../config/load.ts';
 import { Archive, type PulseConfig } from '../config/schema.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { systemClock } from '../ports/clock.ts';
@@ -23,11 +25,14 @@ export interface LocalRuntime {
 
 export async function startLocalRuntime(opts: {
   workDir: string;
-  configPath?: string | undefined;
+  /** The user's config (or the bundled example), already loaded. */
+  config: PulseConfig;
   logger: Logger;
+  /** Options of the in-process emulator (`--faults`). */
+  emulator?: EmulatorOptions | undefined;
 }): Promise<LocalRuntime> {
-  const userConfig = loadConfig(opts.configPath ?? EXAMPLE_CONFIG);
-  const peers = await startLocalPeers({ workDir: opts.workDir });
+  const userConfig = opts.config;
+  const peers = await startLocalPeers({ workDir: opts.workDir, ...(opts.emulator ? { emulator: opts.emulator } : {}) });
   const emu = peers.emulator;
   const config: PulseConfig = {
     ...userConfig,

@@ -8,17 +8,9 @@ import { rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { isProductScoped, OPERATION_BY_ID, OPERATIONS, type OperationDef } from '../api/operations.ts';
 import { ReportingClient } from '../client/client.ts';
-import {
-  AuthenticationError,
-  ClientConfigError,
-  CsrfError,
-  NetworkError,
-  OriginRejectedError,
-  ReportingServiceError,
-  SessionLimitError,
-  TimeoutError,
-} from '../client/errors.ts';
+import { ClientConfigError, ReportingServiceError } from '../client/errors.ts';
 import type { ExportClientPropertyListRequest } from '../client/families/client-profile.ts';
+import { exitCodeFor } from './failure.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import { type Output, outputOf, type PromptInput, promptPassword, readJsonArgument } from './terminal.ts';
 
@@ -89,7 +81,7 @@ export async function apiCommand(args: string[], io: ApiIo): Promise<number> {
     }
     return EXIT.ok;
   } catch (e) {
-    const code = exitCodeOf(e);
+    const code = exitCodeFor(e);
     let message = ((e as Error)?.message ?? String(e)).replace(/\s*\n\s*/g, ' ');
     // Belt and braces: no error path may echo the password, whatever a lower layer put into its message.
     if (password) message = message.split(password).join('***');
@@ -241,18 +233,4 @@ async function* chunksOf(body: ReadableStream<Uint8Array> | null, operationId: s
   } finally {
     await reader.cancel().catch(() => {});
   }
-}
-
-function exitCodeOf(e: unknown): number {
-  if (e instanceof UsageError || e instanceof ClientConfigError) return EXIT.usage;
-  if (
-    e instanceof AuthenticationError ||
-    e instanceof OriginRejectedError ||
-    e instanceof CsrfError ||
-    e instanceof SessionLimitError
-  )
-    return EXIT.auth;
-  if (e instanceof NetworkError || e instanceof TimeoutError) return EXIT.network;
-  if (e instanceof ReportingServiceError) return EXIT.service;
-  return EXIT.failure;
 }

@@ -7,7 +7,16 @@ import { runArchive } from '../jobs/archive/run-archive.ts';
 import type { JobResult } from '../jobs/job-result.ts';
 import type { ArchiveStore } from '../ports/archive-store.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
-import { JOB_OPTIONS, JOB_OPTIONS_HELP, openRuntime, report } from './job-command.ts';
+import {
+  JOB_EXIT_CODES_HELP,
+  JOB_OPTIONS,
+  JOB_OPTIONS_HELP,
+  type JobRuntime,
+  loadJob,
+  report,
+  requireKnown,
+  runJob,
+} from './job-command.ts';
 
 export const ARCHIVE_HELP = `Usage: pulse archive [options]
 
@@ -22,10 +31,11 @@ ${JOB_OPTIONS_HELP}
   --verify           copy nothing: check the manifests' hash chain (every manifest links to the one before it
                      with that one's SHA-256) and list each break
 
-With --verify the exit code is 1 when a manifest was deleted, altered or inserted.
 With --dry-run the plan is printed (files per product and kind, what would be copied) and nothing is copied.
-Exit codes: 0 everything archived (or already there), 1 the run could not sign in, a file or listing failed or
-a name was rejected, 2 usage or configuration error.
+
+${JOB_EXIT_CODES_HELP}
+  (0: everything archived or already there; 1: the run could not sign in or list, a file failed or a name was
+  rejected — the manifest says which; with --verify, 1: a manifest was deleted, altered or inserted)
 `;
 
 export async function archiveCommand(args: string[], io: CliIo): Promise<number> {
@@ -47,15 +57,14 @@ export async function archiveCommand(args: string[], io: CliIo): Promise<number>
   const productIds = values.product as string[] | undefined;
   const json = values.json as boolean | undefined;
   const dryRun = values['dry-run'] === true;
-  const runtime = await openRuntime(values as Record<string, string | undefined>, io);
-  try {
-    const { config, ports } = runtime;
+  const setup = loadJob(values, io);
+  // A local run gets an archive section anyway (the local S3); elsewhere there is nowhere to archive to.
+  if (!setup.config.archive && !values.local) throw new UsageError('archive: the config has no "archive" section');
+  const productsInConfig = setup.config.products.map((p) => p.id);
+  requireKnown('--product', productIds, productsInConfig, "the config's products");
+  const job = async ({ config, ports }: JobRuntime) => {
     if (!config.archive || !ports.archive) throw new UsageError('archive: the config has no "archive" section');
     if (values.verify) return report(await verifyChain(ports.archive, config.archive.prefix), json, io);
-    const known = new Set(config.products.map((p) => p.id));
-    for (const id of productIds ?? []) {
-      if (!known.has(id)) throw new UsageError(`--product ${id}: not in the config's products`);
-    }
     const result = await runArchive(
       config,
       { client: ports.client, archive: ports.archive, clock: ports.clock, logger: ports.logger },
@@ -69,9 +78,11 @@ export async function archiveCommand(args: string[], io: CliIo): Promise<number>
       },
     );
     return report(result, json, io);
-  } finally {
-    await runtime.close();
-  }
+  };
+  // --verify reads the archive only: no service, so no sign-in.
+  // Signed in up front (not for --verify): wrong credentials end in one line and exit 3 before a run starts. A run
+  // that loses its session later (or a scheduled run in AWS that cannot sign in) writes a manifest saying so.
+  return runJob('archive', setup, io, job, { signIn: values.verify !== true });
 }
 
 /** `--verify`: the manifest chain's report as a job result (counts, the latest manifest, one error per break). */

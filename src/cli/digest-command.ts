@@ -5,7 +5,15 @@ import { previewDigest } from '../jobs/digest/preview.ts';
 import { runDigest } from '../jobs/digest/run-digest.ts';
 import { parseIsoWeek } from '../jobs/digest/week.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
-import { JOB_OPTIONS, JOB_OPTIONS_HELP, openRuntime, report } from './job-command.ts';
+import {
+  JOB_EXIT_CODES_HELP,
+  JOB_OPTIONS,
+  JOB_OPTIONS_HELP,
+  loadJob,
+  report,
+  requireKnown,
+  runJob,
+} from './job-command.ts';
 
 export const DIGEST_HELP = `Usage: pulse digest [options]
 
@@ -26,8 +34,8 @@ A delivery is unknown when a send may or may not have gone out (the run stopped 
 the mail server stopped answering mid-message). Pulse never sends those again on its own: it reports them (exit 1)
 and tells the digest's owner once.
 
-Exit codes: 0 sent (or nothing due); 1 held, failed, sent but unconfirmed, or unknown; 2 usage or configuration
-error.
+${JOB_EXIT_CODES_HELP}
+  (0: sent or nothing due; 1: a digest held, a send failed, sent but unconfirmed, or a delivery unknown)
 `;
 
 export async function digestCommand(args: string[], io: CliIo): Promise<number> {
@@ -63,8 +71,10 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
     throw new UsageError(`--${unknownDeliveries}-unknown does not go with --preview or --dry-run`);
   }
   const digestIds = values.digest as string[] | undefined;
-  const runtime = await openRuntime(values as Record<string, string | undefined>, io);
-  try {
+  const setup = loadJob(values, io);
+  const digestsInConfig = setup.config.digests.map((d) => d.id);
+  requireKnown('--digest', digestIds, digestsInConfig, "the config's digests");
+  return runJob('digest', setup, io, async (runtime) => {
     if (values.preview) {
       const writer = new EmlFileWriter(
         (values.out as string | undefined) ?? join(runtime.workDir, 'preview'),
@@ -86,7 +96,5 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
       ...(unknownDeliveries ? { unknownDeliveries } : {}),
     });
     return report(result, values.json as boolean | undefined, io);
-  } finally {
-    await runtime.close();
-  }
+  });
 }

@@ -2,9 +2,9 @@
  * `pulse emulator`: starts the emulator until interrupted. Prints where it listens and how to call it, never the
  * password. Invalid options fail before anything starts, naming the option.
  */
-import { FaultProfileError, loadFaultProfile } from '../../emulator/faults.ts';
 import { startEmulator } from '../../emulator/index.ts';
 import { DEFAULTS, EmulatorConfigError, type EmulatorOptions } from '../../emulator/options.ts';
+import { faultsOption } from './faults-option.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 
 export const CLI_DEFAULT_PORT = 8787;
@@ -52,15 +52,7 @@ export function emulatorOptionsFromArgs(args: string[], env: CliIo['env']): Emul
   });
   if (values.help) return 'help';
   const str = (k: Exclude<keyof typeof values, 'help'>) => values[k];
-  let faults: EmulatorOptions['faults'];
-  if (str('faults')) {
-    try {
-      faults = loadFaultProfile(str('faults')!);
-    } catch (e) {
-      if (e instanceof FaultProfileError) throw new UsageError(`--faults: ${e.message}`);
-      throw e;
-    }
-  }
+  const faults = faultsOption(str('faults') || undefined);
   const opts: EmulatorOptions = {
     port: intOption('port', str('port')) ?? CLI_DEFAULT_PORT,
     storagePort: intOption('storage-port', str('storage-port')) ?? CLI_DEFAULT_STORAGE_PORT,

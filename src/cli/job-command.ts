@@ -1,25 +1,36 @@
 /**
  * Conventions every job command follows: `--config FILE` (or $PULSE_CONFIG), `--local` (in-process peers and the
- * bundled example config), `--work-dir DIR` (state of local runs, default .pulse/), `--json` (one result object on
- * stdout), `--dry-run`; exit 0 when the job did what it should, 1 when it held or failed something, 2 for usage.
+ * bundled example config), `--work-dir DIR` (state of local runs, default .pulse/), `--faults FILE` (with --local:
+ * the emulator's fault profile), `--json` (one result object on stdout), `--dry-run`, `--verbose`; exit codes in
+ * JOB_EXIT_CODES_HELP (and failure.ts).
+ *
+ * A job runs in two steps so that nothing starts for a run that cannot work: `loadJob` reads and checks everything
+ * given (config, `--faults`; the command then checks its ids against the config), every problem a usage error;
+ * `runJob` then starts the peers (or builds the AWS adapters), signs in, runs the job and turns any failure into one
+ * line and an exit code.
  */
+import type { FaultProfile } from '../../emulator/faults.ts';
 import { ConsoleLogger } from '../adapters/console-logger.ts';
 import { DEFAULT_WORK_DIR } from '../adapters/local/local-peers.ts';
 import { awsPorts } from '../app/aws-runtime.ts';
-import { startLocalRuntime } from '../app/local-runtime.ts';
+import { EXAMPLE_CONFIG, startLocalRuntime } from '../app/local-runtime.ts';
 import { envCredentials } from '../app/service-client.ts';
 import { ConfigError, configPath, loadConfig } from '../config/load.ts';
 import type { PulseConfig } from '../config/schema.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { exitCodeOf, type JobResult } from '../jobs/job-result.ts';
+import { reportFailure } from './failure.ts';
+import { faultsOption } from './faults-option.ts';
 import { type CliIo, UsageError } from './io.ts';
 
 export const JOB_OPTIONS = {
   config: { type: 'string' },
   local: { type: 'boolean' },
   'work-dir': { type: 'string' },
+  faults: { type: 'string' },
   json: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
+  verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -27,14 +38,36 @@ export const JOB_OPTIONS_HELP = `  --config FILE      pulse.config.json to use (
   --local            run against in-process local peers (emulator, DynamoDB, S3, SMTP sink);
                      uses the bundled examples/pulse.config.json unless --config is given
   --work-dir DIR     state of local runs (default ${DEFAULT_WORK_DIR}/)
+  --faults FILE      with --local: run the emulator with this fault profile (see \`pulse emulator --faults\`)
   --json             print one JSON result object on stdout
   --dry-run          plan and check without sending or writing
+  --verbose          more log lines, and the stack trace of a failure
   -h, --help         show this help`;
+
+/** The exit codes of the job commands (failure.ts), for their --help. */
+export const JOB_EXIT_CODES_HELP = `Exit codes:
+  0  the job did what it should
+  1  the job held or failed something (listed on stderr and in --json "errors"), or Pulse failed
+  2  usage or configuration error (nothing was started)
+  3  credentials or origin refused (Reporting Service or AWS)
+  4  a service answered with an error (Reporting Service, S3, DynamoDB)
+  5  network: a service could not be reached or did not answer in time`;
 
 export interface JobFlags {
   config?: string | undefined;
   local?: boolean | undefined;
   'work-dir'?: string | undefined;
+  faults?: string | undefined;
+  verbose?: boolean | undefined;
+}
+
+/** A checked job invocation: nothing has been started or written yet. */
+export interface JobSetup {
+  config: PulseConfig;
+  flags: JobFlags;
+  /** Where local runs keep state and outputs. */
+  workDir: string;
+  faults: FaultProfile | undefined;
 }
 
 export interface JobRuntime {
@@ -42,26 +75,78 @@ export interface JobRuntime {
   ports: DigestPorts;
   /** Where local runs keep state and outputs. */
   workDir: string;
-  close(): Promise<void>;
 }
 
-/** Builds the runtime: local peers with --local, AWS adapters otherwise. Config errors become usage errors. */
-export async function openRuntime(flags: JobFlags, io: CliIo): Promise<JobRuntime> {
-  const logger = new ConsoleLogger({ service: 'pulse', level: 'warn', write: (line) => io.stderr.write(`${line}\n`) });
-  const workDir = flags['work-dir'] ?? DEFAULT_WORK_DIR;
+/** Step 1: the config (the bundled example with --local and no --config) and --faults, read and checked. */
+export function loadJob(flags: JobFlags, io: CliIo): JobSetup {
+  if (flags.faults !== undefined && !flags.local)
+    throw new UsageError('--faults goes with --local (it is a fault profile for the in-process emulator)');
+  const faults = faultsOption(flags.faults);
   try {
-    if (flags.local) {
-      const rt = await startLocalRuntime({ workDir, configPath: flags.config, logger });
-      return { config: rt.config, ports: rt.ports, workDir, close: rt.close };
-    }
-    const config = loadConfig(configPath(flags.config, io.env));
-    const ports = awsPorts(config, io.env);
-    if (config.service.credentials.source === 'env') envCredentials(config.service.credentials, io.env)();
-    return { config, ports, workDir, close: async () => {} };
+    const config = loadConfig(flags.local ? (flags.config ?? EXAMPLE_CONFIG) : configPath(flags.config, io.env));
+    if (!flags.local && config.service.credentials.source === 'env')
+      envCredentials(config.service.credentials, io.env)();
+    return { config, flags, workDir: flags['work-dir'] ?? DEFAULT_WORK_DIR, faults };
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     throw e;
   }
+}
+
+/** `--digest`/`--product` ids checked against the config before anything starts: an unknown one is a usage error. */
+export function requireKnown(flag: string, ids: string[] | undefined, known: string[], where: string): void {
+  for (const id of ids ?? []) {
+    if (!known.includes(id)) throw new UsageError(`${flag} ${id}: not in ${where} (${known.join(', ') || 'none'})`);
+  }
+}
+
+/**
+ * Step 2: starts the runtime (local peers with --local, AWS adapters otherwise), signs in first unless the job
+ * needs no service (`signIn: false`), runs `job` and closes everything. Wrong credentials or an unreachable service
+ * thus end the run before the job holds or fails anything, and the job's own session reuses this one. Any failure
+ * but a usage error is reported as one line (failure.ts) and its exit code returned.
+ */
+export async function runJob(
+  command: string,
+  setup: JobSetup,
+  io: CliIo,
+  job: (runtime: JobRuntime) => Promise<number>,
+  opts: { signIn?: boolean } = {},
+): Promise<number> {
+  const { flags, workDir } = setup;
+  const verbose = flags.verbose === true;
+  const logger = new ConsoleLogger({
+    service: 'pulse',
+    level: verbose ? 'info' : 'warn',
+    write: (line) => io.stderr.write(`${line}\n`),
+  });
+  try {
+    const runtime = await startRuntime(setup, logger, io.env);
+    try {
+      if (opts.signIn !== false) await runtime.ports.client.signIn();
+      return await job(runtime);
+    } finally {
+      await runtime.ports.client.logout().catch(() => undefined); // the job's outcome is the one to report
+      await runtime.close();
+    }
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    return reportFailure(command, e, io, { verbose, localWorkDir: flags.local ? workDir : undefined });
+  }
+}
+
+async function startRuntime(
+  setup: JobSetup,
+  logger: ConsoleLogger,
+  env: CliIo['env'],
+): Promise<JobRuntime & { close(): Promise<void> }> {
+  const { config, flags, workDir, faults } = setup;
+  if (flags.local) {
+    const emulator = faults ? { faults } : undefined;
+    const rt = await startLocalRuntime({ workDir, config, logger, emulator });
+    return { config: rt.config, ports: rt.ports, workDir, close: rt.close };
+  }
+  return { config, ports: awsPorts(config, env), workDir, close: async () => {} };
 }
 
 /** Prints the result (one JSON line with --json, else a short summary) and returns the exit code. */

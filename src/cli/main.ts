@@ -3,6 +3,7 @@ import { API_HELP, apiCommand } from './api-command.ts';
 import { ARCHIVE_HELP, archiveCommand } from './archive-command.ts';
 import { DIGEST_HELP, digestCommand } from './digest-command.ts';
 import { EMULATOR_HELP, emulatorCommand } from './emulator-command.ts';
+import { reportFailure } from './failure.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { START_HELP, startCommand } from './start-command.ts';
 
@@ -57,6 +58,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(`pulse: ${e.message}\n`);
       return EXIT.usage;
     }
-    throw e;
+    // Whatever a command did not report itself: one line and an exit code, never an uncaught error's stack trace
+    // (which bin/pulse.ts would otherwise get as a rejected top-level await).
+    return reportFailure(command ?? '', e, io, { verbose: rest.includes('--verbose') });
   }
 }

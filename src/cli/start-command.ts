@@ -6,15 +6,17 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_WORK_DIR } from '../adapters/local/local-peers.ts';
 import { archiveCommand } from './archive-command.ts';
 import { digestCommand } from './digest-command.ts';
-import type { CliIo } from './io.ts';
+import { type CliIo, EXIT } from './io.ts';
 
-export const START_HELP = `Usage: pulse start [--work-dir DIR] [--json]
+export const START_HELP = `Usage: pulse start [--work-dir DIR] [--json] [--faults FILE] [--verbose]
 
 Runs the weekly cycle locally: the digest for the week that just ended, sent to the local SMTP sink
 (<work-dir>/outbox/*.eml and *.html) and archived in the local S3 (<work-dir>/s3); then the export archive (every
 export file and the client data, with a manifest and coverage report per run) into the same S3.
 Default work dir: ${DEFAULT_WORK_DIR}/. A second run sees the first: already-sent digests and already-archived files are
-skipped. With --json, one result line per job (digest, then archive).
+skipped. With --json, one result line per job (digest, then archive). --faults runs the in-process emulator with
+that fault profile; exit codes as in \`pulse digest --help\` (the worse of the two jobs; the archive does not run
+when the digest could not run at all).
 `;
 
 export async function startCommand(args: string[], io: CliIo): Promise<number> {
@@ -24,6 +26,8 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
   }
   // Bad arguments throw a usage error from the digest command, before the archive starts.
   const digest = await digestCommand(['--local', ...args], io);
+  // The digest could not run at all (credentials, a peer, the network): the archive would fail the same way.
+  if (digest > EXIT.failure) return digest;
   const archive = await archiveCommand(['--local', ...args], io);
   // The worse of the two: 1 when either job held or failed something.
   const code = Math.max(digest, archive);

@@ -3,6 +3,7 @@
  * the field's path); `npm run build:schema` writes the JSON Schema editors use (schemas/pulse.config.schema.json).
  */
 import * as z from 'zod';
+import { unsafeKeyPartReason, unsafeTemplateReason } from '../ports/archive-key.ts';
 
 const isTimeZone = (tz: string): boolean => {
   try {
@@ -18,6 +19,16 @@ export const TimeZone = z
   .refine(isTimeZone, { message: 'unknown IANA time zone (e.g. Europe/Berlin)' })
   .describe('IANA time zone, e.g. Europe/Berlin');
 const Email = z.email().describe('e-mail address');
+
+/**
+ * A config value that becomes part of archive keys: refused at load by the rule the key builders apply again
+ * (src/ports/archive-key.ts), so a `..` prefix is a named field error before anything runs. Product and digest ids
+ * also end up in keys; their patterns (digits; lower-case letters, digits, dashes) are stricter than the rule.
+ */
+const keyPart = (check: (value: string) => string | undefined) => (value: string, ctx: z.RefinementCtx) => {
+  const problem = check(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: `${problem}; archive keys must stay inside the archive` });
+};
 const ProductId = z
   .string()
   .regex(/^\d{1,20}$/, 'a product id is a string of digits')
@@ -131,7 +142,11 @@ const Digest = z.strictObject({
 
 export const Archive = z.strictObject({
   bucket: z.string().min(3).describe('S3 bucket of the archive (digests and exports)'),
-  prefix: z.string().default('pulse'),
+  prefix: z
+    .string()
+    .superRefine(keyPart(unsafeKeyPartReason))
+    .default('pulse')
+    .describe('first segments of every archive key (printable ASCII; no "." or ".." segments, no leading "/")'),
   publicBaseUrl: z
     .url({ protocol: /^https$/ })
     .optional()
@@ -141,6 +156,7 @@ export const Archive = z.strictObject({
   keyTemplate: z
     .string()
     .regex(/<fileName>/, 'must contain <fileName>')
+    .superRefine(keyPart(unsafeTemplateReason))
     .default(DEFAULT_KEY_TEMPLATE)
     .describe('object key of an archived export; placeholders <prefix> <product> <kind> <yyyy> <mm> <dd> <fileName>'),
   kinds: z

@@ -38,6 +38,43 @@ describe('pulse.config.json', () => {
     expect(() => parseConfig(c, 'pulse.config.json')).toThrow(expected);
   });
 
+  it.each([
+    ['a ".." segment', 'archive.prefix', { prefix: '../../../x' }, /archive\.prefix: has a "\." or "\.\." segment/],
+    ['a "." segment', 'archive.prefix', { prefix: 'pulse/./x' }, /archive\.prefix: has a "\." or "\.\." segment/],
+    ['an absolute path', 'archive.prefix', { prefix: '/srv/pulse' }, /archive\.prefix: starts with "\/"/],
+    ['a backslash', 'archive.prefix', { prefix: 'pulse\\..\\x' }, /archive\.prefix: contains a backslash/],
+    ['a control character', 'archive.prefix', { prefix: 'pul\u0007se' }, /archive\.prefix: contains a control/],
+    ['a non-ASCII character', 'archive.prefix', { prefix: 'pulsé' }, /archive\.prefix: contains a non-ASCII/],
+    ['a bidi override', 'archive.prefix', { prefix: 'a\u202eb' }, /archive\.prefix: contains a non-ASCII/],
+    ['a ".." template', 'archive.keyTemplate', { keyTemplate: '<prefix>/../<fileName>' }, /"\." or "\.\." segment/],
+    ['an absolute template', 'archive.keyTemplate', { keyTemplate: '/<prefix>/<fileName>' }, /starts with "\/"/],
+    ['an unknown placeholder', 'archive.keyTemplate', { keyTemplate: '<prefix>/<month>/<fileName>' }, /<month>/],
+    ['a non-ASCII template', 'archive.keyTemplate', { keyTemplate: 'archiv€/<fileName>' }, /non-ASCII/],
+  ])('refuses an archive key part with %s at load, naming %s', (_label, path, change, message) => {
+    const c = example();
+    Object.assign(c.archive, change);
+    expect(() => parseConfig(c, 'pulse.config.json')).toThrow(ConfigError);
+    expect(() => parseConfig(c, 'pulse.config.json')).toThrow(`${path}: `);
+    expect(() => parseConfig(c, 'pulse.config.json')).toThrow(message);
+  });
+
+  it('refuses digest and product ids that could leave the archive (they become key parts)', () => {
+    const digest = example();
+    digest.digests[0].id = '../x';
+    expect(() => parseConfig(digest)).toThrow('digests[0].id: ');
+    const product = example();
+    product.products[0].id = '../1';
+    expect(() => parseConfig(product)).toThrow('products[0].id: ');
+  });
+
+  it('accepts prefixes that are safe: nested, empty, with a trailing slash', () => {
+    for (const prefix of ['org/pulse', '', 'pulse/', 'a..b/c.d']) {
+      const c = example();
+      c.archive.prefix = prefix;
+      expect(parseConfig(c).archive?.prefix).toBe(prefix);
+    }
+  });
+
   it('reports unreadable files and bad JSON with the path', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
     expect(() => loadConfig(join(dir, 'missing.json'))).toThrow(/missing\.json: cannot read \(ENOENT\)/);

@@ -16,6 +16,8 @@
  * - `read` streams an object (GetObject's body as it arrives), for hashing an archived object of any size.
  * - `list` does not return user metadata (S3 listings carry none): call `head` for it. S3 returns metadata keys
  *   lower-cased.
+ * - Every key is checked against the archive key rule (src/ports/archive-key.ts) before any request: the last line
+ *   behind the key builders, since s3rver stores a key as a path under the work directory.
  * - `linkTo` builds `${publicBaseUrl}/${key}` when a public base URL is configured (locally: s3rver serves objects
  *   without signing), else `s3://bucket/key`. Presigned URLs need @aws-sdk/s3-request-presigner, not a dependency.
  */
@@ -27,6 +29,7 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
+import { ArchiveKeyError, checkedKey, unsafeKeyPartReason } from '../../ports/archive-key.ts';
 import {
   type ArchiveStore,
   type ByteSource,
@@ -114,6 +117,7 @@ export class S3ArchiveStore implements ArchiveStore {
   }
 
   async put(key: string, body: Uint8Array | string | Readable | ByteSource, opts: PutOptions): Promise<StoredObject> {
+    checkedKey(key);
     const ifNoneMatch = opts.ifNoneMatch ?? false;
     const metadata = opts.metadata ?? {};
     if (ifNoneMatch && this.#emulateConditionalWrites && (await this.head(key))) throw this.#exists(key);
@@ -155,7 +159,7 @@ export class S3ArchiveStore implements ArchiveStore {
 
   async head(key: string): Promise<StoredObject | undefined> {
     try {
-      const res = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }));
+      const res = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: checkedKey(key) }));
       return stored(key, res.ContentLength ?? 0, res.Metadata ?? {}, res.VersionId);
     } catch (e) {
       if (isNotFound(e)) return undefined;
@@ -165,7 +169,7 @@ export class S3ArchiveStore implements ArchiveStore {
 
   async get(key: string): Promise<Uint8Array | undefined> {
     try {
-      const res = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }));
+      const res = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: checkedKey(key) }));
       return res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
     } catch (e) {
       if (isNotFound(e)) return undefined;
@@ -196,6 +200,8 @@ export class S3ArchiveStore implements ArchiveStore {
    * s3rver builds V2 continuation tokens with DES, which Node's OpenSSL 3 lacks, so any truncated V2 page fails there.
    */
   async *list(prefix: string): AsyncIterable<StoredObject> {
+    const problem = unsafeKeyPartReason(prefix);
+    if (problem) throw new ArchiveKeyError(`archive listing prefix ${JSON.stringify(prefix.slice(0, 200))} ${problem}`);
     let marker: string | undefined;
     do {
       const page = await this.#client.send(

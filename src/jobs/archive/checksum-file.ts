@@ -11,10 +11,12 @@
  * was written for; a later run trusts a checksum file only when the tokens agree (or, as earlier versions wrote
  * them, neither has one).
  */
+
 import { randomBytes } from 'node:crypto';
+import { checkedKey } from '../../ports/archive-key.ts';
 import type { ArchiveStore, StoredObject } from '../../ports/archive-store.ts';
 
-export const checksumKey = (key: string): string => `${key}.sha256`;
+export const checksumKey = (key: string): string => checkedKey(`${key}.sha256`);
 
 /** Metadata key of the token, on the object and on its checksum file. */
 export const CHECKSUM_TOKEN = 'checksum-token';

@@ -4,6 +4,7 @@
  * shown by its date, a monthly file by its range (`2026-10-01/2026-10-31`, ISO 8601 interval).
  */
 import type { ArchiveKind } from '../../config/schema.ts';
+import { keyUnder } from '../../ports/archive-key.ts';
 import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { CopyOutcome } from './copy-file.ts';
 import type { KindPlan, PlannedFile } from './plan.ts';
@@ -75,8 +76,7 @@ export function buildCoverage(
   return { format: COVERAGE_FORMAT, ...run, complete: run.problems.length === 0, kinds };
 }
 
-export const coverageKey = (prefix: string, runId: string): string =>
-  `${[prefix, 'coverage'].filter((p) => p !== '').join('/')}/${runId}.json`;
+export const coverageKey = (prefix: string, runId: string): string => keyUnder(prefix, 'coverage', `${runId}.json`);
 
 export async function writeCoverage(store: ArchiveStore, prefix: string, coverage: Coverage): Promise<string> {
   const key = coverageKey(prefix, coverage.runId);

@@ -11,6 +11,8 @@
  * Everything else (path separators, `..`, control or non-ASCII characters, over-long names, another product's or
  * family's names, impossible dates) is refused with a reason that quotes the name safely.
  */
+import { printableJson } from '../../ports/archive-key.ts';
+
 export type FileNameKind = 'customEvents' | 'exceptions' | 'rawEvents';
 
 export type FileNameCheck = { ok: true; fileDate: string; stopDate?: string } | { ok: false; reason: string };
@@ -38,10 +40,7 @@ export function isCalendarDate(s: string): boolean {
  * tricks in a terminal), and cut to a readable length.
  */
 export function quoteFileName(name: string): string {
-  const quoted = JSON.stringify(name.slice(0, QUOTED_MAX)).replace(
-    /[^\x20-\x7e]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  const quoted = printableJson(name.slice(0, QUOTED_MAX));
   return name.length > QUOTED_MAX ? `${quoted}… (${name.length} characters)` : quoted;
 }
 

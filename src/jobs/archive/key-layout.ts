@@ -2,11 +2,21 @@
  * Object keys of archived exports from the configured template (`archive.keyTemplate`, default
  * `<prefix>/<product>/<kind>/<yyyy>/<mm>/<fileName>`). Placeholders: `<prefix> <product> <kind> <yyyy> <mm> <dd>
  * <fileName>`. Duplicate slashes are folded and the prefix loses its outer slashes (an empty prefix leaves no
- * leading `/`). Refused: an unknown placeholder, and a key that could be read as a path outside the archive (`..` or
- * `.` segments, a leading `/`), holds control characters, ends in `/` or exceeds S3's 1024 bytes. File names are
- * checked before this (file-names.ts); the checks here keep the key safe whatever the template and values.
+ * leading `/`). Refused: an unknown placeholder, an unsafe value, and a key that breaks the archive key rule
+ * (src/ports/archive-key.ts: no `.`/`..` segments, no leading `/`, backslash, control or non-ASCII character, no
+ * trailing `/`, at most 1024 bytes). File names are checked before this (file-names.ts); the checks here keep the
+ * key safe whatever the template and values.
  */
+import {
+  ArchiveKeyError,
+  checkedKey,
+  printableJson,
+  trimPrefix,
+  unsafeKeyPartReason,
+} from '../../ports/archive-key.ts';
 import { isCalendarDate } from './file-names.ts';
+
+export { ArchiveKeyError } from '../../ports/archive-key.ts';
 
 export interface KeyParts {
   prefix: string;
@@ -18,12 +28,6 @@ export interface KeyParts {
   fileName: string;
 }
 
-export class ArchiveKeyError extends Error {
-  override name = 'ArchiveKeyError';
-}
-
-/** S3's limit on a key, in UTF-8 bytes. */
-const MAX_KEY_BYTES = 1024;
 const PLACEHOLDER = /<([^<>]*)>/g;
 
 export function archiveKey(template: string, parts: KeyParts): string {
@@ -33,7 +37,7 @@ export function archiveKey(template: string, parts: KeyParts): string {
   if (template.startsWith('/')) throw new ArchiveKeyError(`key template ${JSON.stringify(template)} starts with "/"`);
   const [yyyy, mm, dd] = parts.fileDate.split('-') as [string, string, string];
   const values: Record<string, string> = {
-    prefix: parts.prefix.replace(/^\/+|\/+$/g, ''),
+    prefix: trimPrefix(parts.prefix),
     product: parts.product,
     kind: parts.kind,
     yyyy,
@@ -41,6 +45,11 @@ export function archiveKey(template: string, parts: KeyParts): string {
     dd,
     fileName: parts.fileName,
   };
+  for (const [name, value] of Object.entries(values)) {
+    const problem = unsafeKeyPartReason(value);
+    if (problem)
+      throw new ArchiveKeyError(`archive key part <${name}> ${printableJson(value.slice(0, 200))} ${problem}`);
+  }
   const fill = (whole: string, name: string): string => {
     const value = values[name];
     if (value === undefined) {
@@ -54,20 +63,5 @@ export function archiveKey(template: string, parts: KeyParts): string {
     .filter((s) => s !== '')
     .join('/')
     .replace(/\/{2,}/g, '/');
-  const problem = unsafeKeyReason(key);
-  if (problem) throw new ArchiveKeyError(`archive key ${JSON.stringify(key.slice(0, 200))} ${problem}`);
-  return key;
-}
-
-function unsafeKeyReason(key: string): string | undefined {
-  if (key === '') return 'is empty';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-  if (/[\u0000-\u001f\u007f]/.test(key)) return 'contains a control character';
-  if (/[<>]/.test(key)) return 'contains "<" or ">" (a placeholder left unfilled?)';
-  if (key.startsWith('/')) return 'starts with "/"';
-  if (key.endsWith('/')) return 'ends with "/"';
-  if (key.split('/').some((s) => s === '..' || s === '.')) return 'has a "." or ".." segment';
-  if (key.includes('\\')) return 'contains a backslash';
-  if (Buffer.byteLength(key) > MAX_KEY_BYTES) return `is longer than ${MAX_KEY_BYTES} bytes`;
-  return undefined;
+  return checkedKey(key);
 }

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ArchiveKind } from '../../config/schema.ts';
+import { folderUnder, keyUnder } from '../../ports/archive-key.ts';
 import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { CopyOutcome } from './copy-file.ts';
 import type { KindPlan } from './plan.ts';
@@ -65,9 +66,8 @@ export interface Manifest {
   errors: string[];
 }
 
-const join = (...parts: string[]): string => parts.filter((p) => p !== '').join('/');
-export const manifestFolder = (prefix: string): string => `${join(prefix, 'manifests')}/`;
-export const manifestKey = (prefix: string, runId: string): string => `${manifestFolder(prefix)}${runId}.json`;
+export const manifestFolder = (prefix: string): string => folderUnder(prefix, 'manifests');
+export const manifestKey = (prefix: string, runId: string): string => keyUnder(prefix, 'manifests', `${runId}.json`);
 
 /** `2026-11-20T12-00-00.000Z`: an ISO timestamp with `-` for `:`, fixed width, safe in keys and file names. */
 export const runIdOf = (at: Date): string => at.toISOString().replaceAll(':', '-');

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { formatPath } from '../../client/shape.ts';
 import { ARCHIVE_KINDS } from '../../config/schema.ts';
+import { keyUnder } from '../../ports/archive-key.ts';
 import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { ArchivePlan } from './plan.ts';
 
@@ -44,8 +45,7 @@ export class StoredPlanError extends Error {
   override name = 'StoredPlanError';
 }
 
-export const planKey = (prefix: string, runId: string): string =>
-  [prefix, 'runs', runId, 'plan.json'].filter((p) => p !== '').join('/');
+export const planKey = (prefix: string, runId: string): string => keyUnder(prefix, 'runs', runId, 'plan.json');
 
 export async function savePlan(store: ArchiveStore, prefix: string, runId: string, plan: ArchivePlan): Promise<string> {
   const key = planKey(prefix, runId);

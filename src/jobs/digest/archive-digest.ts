@@ -3,11 +3,12 @@
  * objects), the raw API responses of the run and the computed figures. Write-once: a later run for the same week
  * (another recipient's send time) finds the objects there and keeps the first record.
  */
+import { checkedKey, folderUnder } from '../../ports/archive-key.ts';
 import { type ArchiveStore, ObjectExistsError } from '../../ports/archive-store.ts';
 import type { PreparedDigest } from './prepare.ts';
 
 export const digestArchivePrefix = (prefix: string, digestId: string, isoWeek: string) =>
-  `${prefix.replace(/\/+$/, '')}/digests/${digestId}/${isoWeek}/`;
+  folderUnder(prefix, 'digests', digestId, isoWeek);
 
 async function putOnce(store: ArchiveStore, key: string, body: Uint8Array | string, contentType: string) {
   try {
@@ -19,17 +20,20 @@ async function putOnce(store: ArchiveStore, key: string, body: Uint8Array | stri
 }
 
 /** The browser copy's key, known before rendering so the email can link to it. */
-export const browserCopyKey = (base: string) => `${base}index.html`;
+export const browserCopyKey = (base: string) => keyIn(base, 'index.html');
+
+/** A key in the digest's folder (`base` from digestArchivePrefix), checked like every archive key. */
+const keyIn = (base: string, name: string) => checkedKey(`${base}${name}`);
 
 export async function archiveDigest(store: ArchiveStore, base: string, p: PreparedDigest): Promise<string[]> {
   // In a browser `cid:` means nothing: the images are stored beside the page and referenced relatively.
   let page = p.html;
   for (const img of p.images) if (img.cid) page = page.replaceAll(`cid:${img.cid}`, img.cid);
   const keys = await Promise.all([
-    ...p.images.map((img) => putOnce(store, `${base}${img.filename}`, img.content, img.contentType)),
-    putOnce(store, `${base}raw-responses.json`, JSON.stringify(p.data.calls, null, 2), 'application/json'),
-    putOnce(store, `${base}figures.json`, JSON.stringify(p.figures, null, 2), 'application/json'),
-    putOnce(store, `${base}email.txt`, p.text, 'text/plain; charset=utf-8'),
+    ...p.images.map((img) => putOnce(store, keyIn(base, img.filename), img.content, img.contentType)),
+    putOnce(store, keyIn(base, 'raw-responses.json'), JSON.stringify(p.data.calls, null, 2), 'application/json'),
+    putOnce(store, keyIn(base, 'figures.json'), JSON.stringify(p.figures, null, 2), 'application/json'),
+    putOnce(store, keyIn(base, 'email.txt'), p.text, 'text/plain; charset=utf-8'),
   ]);
   // The page last: its presence means the whole record is there.
   keys.push(await putOnce(store, browserCopyKey(base), page, 'text/html; charset=utf-8'));

@@ -1,0 +1,143 @@
+/**
+ * How a command ends when something fails that is not a usage error: ONE line on stderr (what failed, what to do)
+ * and a documented exit code; the stack trace only with `--verbose`. The exit code says what kind of failure it is,
+ * whichever peer failed (Reporting Service, S3, DynamoDB; local or AWS), so scripts can tell "fix the credentials"
+ * from "try again":
+ *
+ * | code | meaning                                                                                          |
+ * | ---- | ------------------------------------------------------------------------------------------------ |
+ * | 1    | the job held or failed something, or Pulse failed (work directory busy, an unexpected error)     |
+ * | 2    | usage or configuration error: nothing was started                                                |
+ * | 3    | credentials or origin refused (the Reporting Service's, or AWS's)                                |
+ * | 4    | a service answered with an error (the Reporting Service, S3, DynamoDB)                           |
+ * | 5    | network: a service could not be reached or did not answer in time                                |
+ */
+import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import { S3ServiceException } from '@aws-sdk/client-s3';
+import { FaultProfileError } from '../../emulator/faults.ts';
+import { WorkDirBusyError } from '../adapters/local/local-peers.ts';
+import {
+  AuthenticationError,
+  ClientConfigError,
+  CsrfError,
+  NetworkError,
+  OriginRejectedError,
+  RateLimitedError,
+  ReportingServiceError,
+  SessionLimitError,
+  TimeoutError,
+} from '../client/errors.ts';
+import { ConfigError } from '../config/load.ts';
+import { type CliIo, EXIT, UsageError } from './io.ts';
+
+export interface FailureContext {
+  /** The work directory of a `--local` run: its peers' state is there. */
+  localWorkDir?: string | undefined;
+}
+
+export interface Failure {
+  code: number;
+  /** What failed and what to do, one line. */
+  line: string;
+}
+
+/** Exit code of a failure (see the table above). */
+export const exitCodeFor = (e: unknown, ctx: FailureContext = {}): number => describeFailure(e, ctx).code;
+
+export function describeFailure(e: unknown, ctx: FailureContext = {}): Failure {
+  const message = oneLine(e instanceof Error ? e.message : String(e));
+  if (e instanceof UsageError || e instanceof ConfigError || e instanceof ClientConfigError)
+    return { code: EXIT.usage, line: message };
+  if (e instanceof FaultProfileError) return { code: EXIT.usage, line: `--faults: ${message}` };
+  if (e instanceof ReportingServiceError) return reportingFailure(e, message);
+  if (e instanceof WorkDirBusyError) return { code: EXIT.failure, line: message };
+  // Before the AWS answers: the SDK's network errors carry `$metadata` too, but no answer.
+  const network = networkCode(e);
+  if (network) {
+    const what = message.includes(network) ? message : `${message} (${network})`;
+    return { code: EXIT.network, line: `${what}: check the network and run again` };
+  }
+  const aws = awsFailure(e, message, ctx);
+  if (aws) return aws;
+  const name = e instanceof Error ? e.name : 'Error';
+  return { code: EXIT.failure, line: `${name}: ${message}: run again with --verbose for the details` };
+}
+
+function reportingFailure(e: ReportingServiceError, message: string): Failure {
+  const at = 'the Reporting Service';
+  if (e instanceof AuthenticationError)
+    return { code: EXIT.auth, line: `${message}: check the user name and password (service.credentials)` };
+  if (e instanceof OriginRejectedError)
+    return { code: EXIT.auth, line: `${message}: service.origin must be the dashboard origin ${at} allows` };
+  if (e instanceof CsrfError) return { code: EXIT.auth, line: `${message}: ${at} refused the session; run again` };
+  if (e instanceof SessionLimitError)
+    return { code: EXIT.auth, line: `${message}: the user holds too many sessions; wait until they expire` };
+  if (e instanceof NetworkError || e instanceof TimeoutError)
+    return { code: EXIT.network, line: `${message}: check service.baseUrl and the network, then run again` };
+  if (e instanceof RateLimitedError) return { code: EXIT.service, line: `${message}: ${at} is busy; run again later` };
+  return { code: EXIT.service, line: `${message}: ${at} failed; run again later` };
+}
+
+/** S3 and DynamoDB (and other AWS SDK) errors, from AWS or from the local peers in the work directory. */
+function awsFailure(e: unknown, message: string, ctx: FailureContext): Failure | undefined {
+  const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
+  if (err?.name === 'CredentialsProviderError')
+    return { code: EXIT.auth, line: `${message}: configure AWS credentials (or run with --local)` };
+  if (!(e instanceof Error) || err.$metadata === undefined) return undefined;
+  const status = err.$metadata.httpStatusCode;
+  const peer = e instanceof S3ServiceException ? 'S3' : e instanceof DynamoDBServiceException ? 'DynamoDB' : 'AWS';
+  const folder = peer === 'S3' ? 's3' : peer === 'DynamoDB' ? 'dynamodb' : undefined;
+  const answered = `answered ${status ?? 'without a status'} (${e.name}: ${message})`;
+  if (ctx.localWorkDir !== undefined && folder !== undefined) {
+    const dir = `${ctx.localWorkDir}/${folder}`;
+    return {
+      code: EXIT.service,
+      line: `local ${peer} in ${dir} ${answered}: run again; if it persists move ${dir} aside`,
+    };
+  }
+  if (status === 401 || status === 403 || /AccessDenied|InvalidAccessKeyId|ExpiredToken|Unrecognized/.test(e.name))
+    return { code: EXIT.auth, line: `${peer} ${answered}: check the AWS credentials and permissions` };
+  return { code: EXIT.service, line: `${peer} ${answered}: run again later` };
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+
+function networkCode(e: unknown): string | undefined {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return code !== undefined && NETWORK_CODES.has(code) ? code : undefined;
+}
+
+const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ').trim();
+
+/**
+ * Writes the failure's one line (`pulse <command>: …`), with `--verbose` after the stack trace and its causes, and
+ * returns the exit code. Values of secret-looking environment variables are masked in both, whatever a lower layer
+ * put into a message.
+ */
+export function reportFailure(
+  command: string,
+  e: unknown,
+  io: CliIo,
+  opts: FailureContext & { verbose?: boolean | undefined },
+): number {
+  const { code, line } = describeFailure(e, opts);
+  const mask = masker(io.env);
+  if (opts.verbose) {
+    for (let c: unknown = e, depth = 0; c !== undefined && depth < 5; c = (c as Error).cause, depth++) {
+      io.stderr.write(
+        `${depth > 0 ? 'caused by: ' : ''}${mask(c instanceof Error ? (c.stack ?? c.message) : String(c))}\n`,
+      );
+    }
+  }
+  io.stderr.write(`pulse ${command}: ${mask(line)}\n`);
+  return code;
+}
+
+const SECRET_NAME = /PASSWORD|SECRET|TOKEN|COOKIE|SESSION|CREDENTIAL/i;
+
+function masker(env: CliIo['env']): (text: string) => string {
+  const secrets = Object.entries(env)
+    .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= 4)
+    .map(([, value]) => value as string);
+  return (text) => secrets.reduce((t, s) => t.split(s).join('***'), text);
+}
