@@ -14,6 +14,11 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** The command cannot run, for a reason its one-line message explains with what to do (exit 1, no stack trace). */
+export class CommandError extends Error {
+  override name = 'CommandError';
+}
+
 /**
  * `util.parseArgs`, strict, with its errors as UsageError (exit 2) naming the command's help. Every command parses
  * its flags through here so bad flags read the same everywhere.

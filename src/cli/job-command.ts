@@ -3,16 +3,17 @@
  * bundled example config), `--work-dir DIR` (state of local runs, default .pulse/), `--json` (one result object on
  * stdout), `--dry-run`; exit 0 when the job did what it should, 1 when it held or failed something, 2 for usage.
  */
+import { EmulatorConfigError } from '../../emulator/index.ts';
 import { ConsoleLogger } from '../adapters/console-logger.ts';
-import { DEFAULT_WORK_DIR } from '../adapters/local/local-peers.ts';
+import { DEFAULT_WORK_DIR, LocalStateError } from '../adapters/local/local-peers.ts';
 import { awsPorts } from '../app/aws-runtime.ts';
-import { startLocalRuntime } from '../app/local-runtime.ts';
+import { LOCAL_EMULATOR_ENV, localEmulatorOptions, startLocalRuntime } from '../app/local-runtime.ts';
 import { envCredentials } from '../app/service-client.ts';
 import { ConfigError, configPath, loadConfig } from '../config/load.ts';
 import type { PulseConfig } from '../config/schema.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { exitCodeOf, type JobResult } from '../jobs/job-result.ts';
-import { type CliIo, UsageError } from './io.ts';
+import { type CliIo, CommandError, UsageError } from './io.ts';
 
 export const JOB_OPTIONS = {
   config: { type: 'string' },
@@ -45,13 +46,17 @@ export interface JobRuntime {
   close(): Promise<void>;
 }
 
-/** Builds the runtime: local peers with --local, AWS adapters otherwise. Config errors become usage errors. */
+/**
+ * Builds the runtime: local peers with --local, AWS adapters otherwise. Config errors become usage errors; a work
+ * directory the local peers cannot use, a one-line command error.
+ */
 export async function openRuntime(flags: JobFlags, io: CliIo): Promise<JobRuntime> {
   const logger = new ConsoleLogger({ service: 'pulse', level: 'warn', write: (line) => io.stderr.write(`${line}\n`) });
   const workDir = flags['work-dir'] ?? DEFAULT_WORK_DIR;
   try {
     if (flags.local) {
-      const rt = await startLocalRuntime({ workDir, configPath: flags.config, logger });
+      const emulator = localEmulatorOptions(io.env);
+      const rt = await startLocalRuntime({ workDir, configPath: flags.config, logger, emulator });
       return { config: rt.config, ports: rt.ports, workDir, close: rt.close };
     }
     const config = loadConfig(configPath(flags.config, io.env));
@@ -60,6 +65,8 @@ export async function openRuntime(flags: JobFlags, io: CliIo): Promise<JobRuntim
     return { config, ports, workDir, close: async () => {} };
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
+    if (e instanceof EmulatorConfigError) throw new UsageError(`$${LOCAL_EMULATOR_ENV}: ${e.message}`);
+    if (e instanceof LocalStateError) throw new CommandError(e.message);
     throw e;
   }
 }

@@ -3,7 +3,7 @@ import { API_HELP, apiCommand } from './api-command.ts';
 import { ARCHIVE_HELP, archiveCommand } from './archive-command.ts';
 import { DIGEST_HELP, digestCommand } from './digest-command.ts';
 import { EMULATOR_HELP, emulatorCommand } from './emulator-command.ts';
-import { type CliIo, EXIT, UsageError } from './io.ts';
+import { type CliIo, CommandError, EXIT, UsageError } from './io.ts';
 import { START_HELP, startCommand } from './start-command.ts';
 
 const HELPS: Record<string, string> = {
@@ -56,6 +56,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (e instanceof UsageError) {
       io.stderr.write(`pulse: ${e.message}\n`);
       return EXIT.usage;
+    }
+    if (e instanceof CommandError) {
+      io.stderr.write(`pulse: ${e.message}\n`);
+      return EXIT.failure;
     }
     throw e;
   }
