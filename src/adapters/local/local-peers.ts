@@ -99,7 +99,7 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
     closers.push(() => doc.destroy());
     await ensureTable(doc, tableName);
 
-    await recoverS3Store(s3Dir, join(workDir, S3_QUARANTINE_DIR), opts.logger);
+    recoverS3Store(s3Dir, join(workDir, S3_QUARANTINE_DIR), opts.logger);
     const s3rver = await startS3rver({ directory: s3Dir });
     closers.push(() => s3rver.close());
     const s3Endpoint = s3rver.endpoint;
@@ -143,10 +143,10 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
 }
 
 /** Moves the entries a killed run left half-written out of s3rver's way, saying so once per entry. */
-async function recoverS3Store(s3Dir: string, quarantineRoot: string, logger: Logger | undefined): Promise<void> {
+function recoverS3Store(s3Dir: string, quarantineRoot: string, logger: Logger | undefined): void {
   // Colons are not allowed in Windows file names.
   const quarantineDir = join(quarantineRoot, new Date().toISOString().replaceAll(':', '-'));
-  for (const moved of await quarantineBrokenS3rverEntries(s3Dir, quarantineDir)) {
+  for (const moved of quarantineBrokenS3rverEntries(s3Dir, quarantineDir)) {
     logger?.warn(`local S3: moved a broken entry aside (${moved.reason})`, {
       entry: moved.entry,
       movedTo: moved.movedTo,
