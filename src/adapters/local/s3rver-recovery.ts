@@ -12,17 +12,18 @@
  *
  * Only run it while holding the work directory's lock: an entry being written by a live process looks broken too.
  *
- * The check reads every metadata and MD5 file, synchronously: it runs once at start, before any peer serves, and
- * most of the cost of thousands of tiny reads is the thread pool's round trips (5000 objects: about 60 ms
- * synchronously, 350 ms through fs/promises).
+ * The check reads every metadata file and stats every MD5 file, synchronously: it runs once at start, before any
+ * peer serves, and most of the cost of thousands of tiny reads is the thread pool's round trips (5000 objects:
+ * about 50 ms synchronously, 350 ms through fs/promises; 20 000 objects: about 0.2 s).
  */
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 const OBJECT = '._S3rver_object';
 const MD5 = '._S3rver_object.md5';
 const METADATA = '._S3rver_metadata.json';
 const UPLOADS = '._S3rver_uploads';
+const MD5_SIZE = 32;
 /** s3rver's metadata of an object is a few hundred bytes; a larger file is read whole. */
 const READ_BUFFER_SIZE = 16 * 1024;
 
@@ -113,8 +114,10 @@ function problemOf(dir: string, e: Entry, reader: SmallFileReader): string | und
   if (metadata === undefined || !isJsonObject(metadata)) {
     return 'metadata file is not valid JSON: the write never finished';
   }
-  const md5 = e.md5 === undefined ? undefined : reader.read(join(dir, e.md5));
-  if (e.md5 !== undefined && !/^[0-9a-f]{32}$/.test(md5 ?? '')) return 'MD5 file is damaged: the write never finished';
+  // 32 hex digits, written at once: its size tells a damaged one (a stat costs less than a read).
+  if (e.md5 !== undefined && statSync(join(dir, e.md5), { throwIfNoEntry: false })?.size !== MD5_SIZE) {
+    return 'MD5 file is damaged: the write never finished';
+  }
   return undefined;
 }
 
