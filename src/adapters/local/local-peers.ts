@@ -19,9 +19,9 @@ import { DynamoDbLedger, dynamoDocumentClientFor } from '../aws/dynamodb-ledger.
 import { S3ArchiveStore, s3ClientFor } from '../aws/s3-archive-store.ts';
 import { type NodemailerMailer, smtpMailer } from '../mail/nodemailer-mailer.ts';
 import { assertDynaliteStateOpens } from './dynalite-state.ts';
-import { WorkDirBusyError } from './local-state-error.ts';
+import { LocalStateError, WorkDirBusyError } from './local-state-error.ts';
 import { ensureBucket, ensureTable, startDynalite, startS3rver } from './peer-servers.ts';
-import { quarantineBrokenS3rverEntries } from './s3rver-recovery.ts';
+import { type QuarantinedEntry, quarantineBrokenS3rverEntries } from './s3rver-recovery.ts';
 import { type SmtpSink, startSmtpSink } from './smtp-sink.ts';
 
 export { LocalStateError, WorkDirBusyError } from './local-state-error.ts';
@@ -146,11 +146,17 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
 function recoverS3Store(s3Dir: string, quarantineRoot: string, logger: Logger | undefined): void {
   // Colons are not allowed in Windows file names.
   const quarantineDir = join(quarantineRoot, new Date().toISOString().replaceAll(':', '-'));
-  for (const moved of quarantineBrokenS3rverEntries(s3Dir, quarantineDir)) {
-    logger?.warn(`local S3: moved a broken entry aside (${moved.reason})`, {
-      entry: moved.entry,
-      movedTo: moved.movedTo,
-    });
+  let moved: QuarantinedEntry[];
+  try {
+    moved = quarantineBrokenS3rverEntries(s3Dir, quarantineDir);
+  } catch (e) {
+    throw new LocalStateError(
+      `${s3Dir}: the local S3 state cannot be checked (${(e as Error).message}); ` +
+        `make it readable and writable, or move it aside to start with an empty bucket`,
+    );
+  }
+  for (const m of moved) {
+    logger?.warn(`local S3: moved a broken entry aside (${m.reason})`, { entry: m.entry, movedTo: m.movedTo });
   }
 }
 
