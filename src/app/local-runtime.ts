@@ -3,11 +3,13 @@
  * ports the Lambdas use, pointed at them. The config is the user's (or the bundled example), with the service,
  * table and bucket redirected to the peers. State lives in the work directory, so a second run sees the first.
  * The config is loaded (and so checked) by the caller before this starts anything: a bad config, an unknown
- * `--digest` or a bad `--faults` file leaves no work directory behind.
+ * `--digest` or a bad `--faults` file leaves no work directory behind. `$PULSE_LOCAL_EMULATOR` sets the emulator's
+ * data set (seed, clients, today) for runs that need another one, e.g. client data larger than one multipart part.
  */
-import type { EmulatorOptions } from '../../emulator/options.ts';
+import type { EmulatorOptions } from '../../emulator/index.ts';
 import { DynamoDbLedger } from '../adapters/aws/dynamodb-ledger.ts';
 import { type LocalPeers, startLocalPeers } from '../adapters/local/local-peers.ts';
+import { ConfigError } from '../config/load.ts';
 import { Archive, type PulseConfig } from '../config/schema.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { systemClock } from '../ports/clock.ts';
@@ -15,6 +17,29 @@ import type { Logger } from '../ports/logger.ts';
 import { reportingClientFor } from './service-client.ts';
 
 export const EXAMPLE_CONFIG = new URL('../../examples/pulse.config.json', import.meta.url).pathname;
+
+export const LOCAL_EMULATOR_ENV = 'PULSE_LOCAL_EMULATOR';
+const LOCAL_EMULATOR_OPTIONS = ['seed', 'clients', 'today'] as const;
+
+/** The emulator options in `$PULSE_LOCAL_EMULATOR` (a JSON object), validated when the emulator starts. */
+export function localEmulatorOptions(env: Record<string, string | undefined>): EmulatorOptions | undefined {
+  const text = env[LOCAL_EMULATOR_ENV];
+  if (text === undefined || text === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(`$${LOCAL_EMULATOR_ENV}: expected a JSON object such as {"clients": 50000}`);
+  }
+  const unknown = Object.keys(value).filter((k) => !(LOCAL_EMULATOR_OPTIONS as readonly string[]).includes(k));
+  if (unknown.length > 0) {
+    throw new ConfigError(`$${LOCAL_EMULATOR_ENV}: unknown option ${unknown[0]}; one of ${LOCAL_EMULATOR_OPTIONS}`);
+  }
+  return value as EmulatorOptions;
+}
 
 export interface LocalRuntime {
   config: PulseConfig;
@@ -28,11 +53,15 @@ export async function startLocalRuntime(opts: {
   /** The user's config (or the bundled example), already loaded. */
   config: PulseConfig;
   logger: Logger;
-  /** Options of the in-process emulator (`--faults`). */
+  /** Options of the in-process emulator (`$PULSE_LOCAL_EMULATOR`, `--faults`). */
   emulator?: EmulatorOptions | undefined;
 }): Promise<LocalRuntime> {
   const userConfig = opts.config;
-  const peers = await startLocalPeers({ workDir: opts.workDir, ...(opts.emulator ? { emulator: opts.emulator } : {}) });
+  const peers = await startLocalPeers({
+    workDir: opts.workDir,
+    logger: opts.logger,
+    ...(opts.emulator ? { emulator: opts.emulator } : {}),
+  });
   const emu = peers.emulator;
   const config: PulseConfig = {
     ...userConfig,

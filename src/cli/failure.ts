@@ -15,7 +15,7 @@
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { FaultProfileError } from '../../emulator/faults.ts';
-import { WorkDirBusyError } from '../adapters/local/local-peers.ts';
+import { LocalStateError } from '../adapters/local/local-peers.ts';
 import {
   AuthenticationError,
   ClientConfigError,
@@ -50,7 +50,8 @@ export function describeFailure(e: unknown, ctx: FailureContext = {}): Failure {
     return { code: EXIT.usage, line: message };
   if (e instanceof FaultProfileError) return { code: EXIT.usage, line: `--faults: ${message}` };
   if (e instanceof ReportingServiceError) return reportingFailure(e, message);
-  if (e instanceof WorkDirBusyError) return { code: EXIT.failure, line: message };
+  // A work directory in use, or local state that cannot be read: the message names the folder and what to do.
+  if (e instanceof LocalStateError) return { code: EXIT.failure, line: message };
   // Before the AWS answers: the SDK's network errors carry `$metadata` too, but no answer.
   const network = networkCode(e);
   if (network) {

@@ -9,11 +9,11 @@
  * `runJob` then starts the peers (or builds the AWS adapters), signs in, runs the job and turns any failure into one
  * line and an exit code.
  */
-import type { FaultProfile } from '../../emulator/faults.ts';
+import { EmulatorConfigError, type EmulatorOptions, resolveOptions } from '../../emulator/options.ts';
 import { ConsoleLogger } from '../adapters/console-logger.ts';
 import { DEFAULT_WORK_DIR } from '../adapters/local/local-peers.ts';
 import { awsPorts } from '../app/aws-runtime.ts';
-import { EXAMPLE_CONFIG, startLocalRuntime } from '../app/local-runtime.ts';
+import { EXAMPLE_CONFIG, LOCAL_EMULATOR_ENV, localEmulatorOptions, startLocalRuntime } from '../app/local-runtime.ts';
 import { envCredentials } from '../app/service-client.ts';
 import { ConfigError, configPath, loadConfig } from '../config/load.ts';
 import type { PulseConfig } from '../config/schema.ts';
@@ -67,7 +67,8 @@ export interface JobSetup {
   flags: JobFlags;
   /** Where local runs keep state and outputs. */
   workDir: string;
-  faults: FaultProfile | undefined;
+  /** Options of the in-process emulator (--local): `$PULSE_LOCAL_EMULATOR` and `--faults`, checked. */
+  emulator: EmulatorOptions | undefined;
 }
 
 export interface JobRuntime {
@@ -77,7 +78,10 @@ export interface JobRuntime {
   workDir: string;
 }
 
-/** Step 1: the config (the bundled example with --local and no --config) and --faults, read and checked. */
+/**
+ * Step 1: the config (the bundled example with --local and no --config), --faults and $PULSE_LOCAL_EMULATOR, read
+ * and checked.
+ */
 export function loadJob(flags: JobFlags, io: CliIo): JobSetup {
   if (flags.faults !== undefined && !flags.local)
     throw new UsageError('--faults goes with --local (it is a fault profile for the in-process emulator)');
@@ -86,9 +90,12 @@ export function loadJob(flags: JobFlags, io: CliIo): JobSetup {
     const config = loadConfig(flags.local ? (flags.config ?? EXAMPLE_CONFIG) : configPath(flags.config, io.env));
     if (!flags.local && config.service.credentials.source === 'env')
       envCredentials(config.service.credentials, io.env)();
-    return { config, flags, workDir: flags['work-dir'] ?? DEFAULT_WORK_DIR, faults };
+    const emulator = flags.local ? { ...localEmulatorOptions(io.env), ...(faults ? { faults } : {}) } : undefined;
+    if (emulator) resolveOptions(emulator); // refused here, before the work directory is touched
+    return { config, flags, workDir: flags['work-dir'] ?? DEFAULT_WORK_DIR, emulator };
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
+    if (e instanceof EmulatorConfigError) throw new UsageError(`$${LOCAL_EMULATOR_ENV}: ${e.message}`);
     throw e;
   }
 }
@@ -140,9 +147,8 @@ async function startRuntime(
   logger: ConsoleLogger,
   env: CliIo['env'],
 ): Promise<JobRuntime & { close(): Promise<void> }> {
-  const { config, flags, workDir, faults } = setup;
+  const { config, flags, workDir, emulator } = setup;
   if (flags.local) {
-    const emulator = faults ? { faults } : undefined;
     const rt = await startLocalRuntime({ workDir, config, logger, emulator });
     return { config: rt.config, ports: rt.ports, workDir, close: rt.close };
   }

@@ -4,24 +4,31 @@
  * (`<workDir>/dynamodb`, LevelDB), s3rver for the archive bucket (`<workDir>/s3`) and the SMTP sink
  * (`<workDir>/outbox`). Returns the endpoints and the same adapters the Lambdas use, pointed at these peers.
  * dynalite has no TTL support (UpdateTimeToLive), so `expiresAt` is written but never acted on locally.
+ *
+ * A run killed mid-write must not brick the work directory: before s3rver starts, entries it left half-written are
+ * moved to `<workDir>/s3-quarantine/<time>/` (s3rver-recovery.ts), one warning each; a LevelDB that does not open
+ * fails the start with one line saying what to do (dynalite-state.ts).
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type Emulator, type EmulatorOptions, startEmulator } from '../../../emulator/index.ts';
+import type { Logger } from '../../ports/logger.ts';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../aws/dynamodb-ledger.ts';
 import { S3ArchiveStore, s3ClientFor } from '../aws/s3-archive-store.ts';
 import { type NodemailerMailer, smtpMailer } from '../mail/nodemailer-mailer.ts';
+import { assertDynaliteStateOpens } from './dynalite-state.ts';
+import { LocalStateError, WorkDirBusyError } from './local-state-error.ts';
 import { ensureBucket, ensureTable, startDynalite, startS3rver } from './peer-servers.ts';
+import { type QuarantinedEntry, quarantineBrokenS3rverEntries } from './s3rver-recovery.ts';
 import { type SmtpSink, startSmtpSink } from './smtp-sink.ts';
 
-export const DEFAULT_WORK_DIR = '.pulse';
+export { LocalStateError, WorkDirBusyError } from './local-state-error.ts';
 
-/** Another live process (or this one) already runs local peers on the work directory. */
-export class WorkDirBusyError extends Error {
-  override name = 'WorkDirBusyError';
-}
+export const DEFAULT_WORK_DIR = '.pulse';
+/** Where broken s3rver entries are moved, one folder per start that found any. */
+export const S3_QUARANTINE_DIR = 's3-quarantine';
 
 export interface LocalPeersOptions {
   /** @default '.pulse' */
@@ -32,6 +39,8 @@ export interface LocalPeersOptions {
   tableName?: string;
   /** @default 'pulse-archive' */
   bucket?: string;
+  /** Gets one warning per broken s3rver entry moved aside at start. */
+  logger?: Logger;
 }
 
 export interface LocalPeers {
@@ -82,6 +91,7 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
     const emulator = await startEmulator({ dataDir: emulatorDir, ...opts.emulator });
     closers.push(() => emulator.close());
 
+    await assertDynaliteStateOpens(dynamoDir);
     const dynamo = await startDynalite({ path: dynamoDir });
     closers.push(() => dynamo.close());
     const dynamodbEndpoint = dynamo.endpoint;
@@ -89,6 +99,7 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
     closers.push(() => doc.destroy());
     await ensureTable(doc, tableName);
 
+    recoverS3Store(s3Dir, join(workDir, S3_QUARANTINE_DIR), opts.logger);
     const s3rver = await startS3rver({ directory: s3Dir });
     closers.push(() => s3rver.close());
     const s3Endpoint = s3rver.endpoint;
@@ -128,6 +139,24 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
   } catch (e) {
     await closeAll().catch(() => undefined); // the start failure is the one to report
     throw e;
+  }
+}
+
+/** Moves the entries a killed run left half-written out of s3rver's way, saying so once per entry. */
+function recoverS3Store(s3Dir: string, quarantineRoot: string, logger: Logger | undefined): void {
+  // Colons are not allowed in Windows file names.
+  const quarantineDir = join(quarantineRoot, new Date().toISOString().replaceAll(':', '-'));
+  let moved: QuarantinedEntry[];
+  try {
+    moved = quarantineBrokenS3rverEntries(s3Dir, quarantineDir);
+  } catch (e) {
+    throw new LocalStateError(
+      `${s3Dir}: the local S3 state cannot be checked (${(e as Error).message}); ` +
+        `make it readable and writable, or move it aside to start with an empty bucket`,
+    );
+  }
+  for (const m of moved) {
+    logger?.warn(`local S3: moved a broken entry aside (${m.reason})`, { entry: m.entry, movedTo: m.movedTo });
   }
 }
 
