@@ -11,7 +11,7 @@
  * 8 MiB parts; its exceptions are the export files (94, small). Loopback only.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,8 +23,7 @@ import { FAMILIES } from '../../emulator/families/files/families.ts';
 import { fileBytes } from '../../emulator/families/files/file-bytes.ts';
 import { startEmulator } from '../../emulator/index.ts';
 import { findBrokenS3rverEntries } from '../../src/adapters/local/s3rver-recovery.ts';
-import { EXAMPLE_CONFIG } from '../../src/app/local-runtime.ts';
-import { type PulseProcess, runPulse, STACK_FRAME, startPulse } from '../helpers/pulse-process.ts';
+import { type PulseProcess, runPulse, STACK_FRAME, startPulse, writeExampleConfig } from '../helpers/pulse-process.ts';
 
 const PRODUCT = '12345678901';
 const EMULATOR = { clients: 300_000, today: '2026-11-20' };
@@ -43,12 +42,10 @@ let running: PulseProcess | undefined;
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'pulse-cli-kill-'));
-  const example = JSON.parse(await readFile(EXAMPLE_CONFIG, 'utf8'));
-  delete example.$schema;
-  example.products = [{ id: PRODUCT }];
-  example.digests = [];
-  config = join(tmp, 'config.json');
-  await writeFile(config, JSON.stringify(example));
+  config = await writeExampleConfig(tmp, 'config.json', (c) => {
+    c.products = [{ id: PRODUCT }];
+    c.digests = [];
+  });
   workDir = join(tmp, 'work');
   s3Dir = join(workDir, 's3');
   bucketDir = join(s3Dir, 'pulse-archive');

@@ -3,29 +3,24 @@
  * then run again on the same work dir: whatever the kill point, no recipient gets a second digest unless a person
  * asks for it, the delivery whose outcome is unknown is reported (exit 1) and told to the owner once.
  */
-import { type SpawnOptions, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_CONFIG } from '../../src/app/local-runtime.ts';
+import { runPulse, writeExampleConfig } from '../helpers/pulse-process.ts';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-const PULSE = join(ROOT, 'bin/pulse.ts');
-const KILL_AT = join(ROOT, 'test/fixtures/preload/kill-at.ts');
+const KILL_AT = new URL('../fixtures/preload/kill-at.ts', import.meta.url).pathname;
 const [CEO, CPO, OWNER] = ['ceo@example.com', 'cpo@example.com', 'analytics-owner@example.com'];
 
 let tmp: string;
 let config: string;
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'pulse-digest-kill-'));
-  const example = JSON.parse(await readFile(EXAMPLE_CONFIG, 'utf8'));
-  delete example.$schema;
   // UTC, so the week that just ended is the service's too whatever the hour (see digest-command.test.ts).
-  for (const d of example.digests) d.schedule.timeZone = 'UTC';
-  config = join(tmp, 'config.json');
-  await writeFile(config, JSON.stringify(example));
+  config = await writeExampleConfig(tmp, 'config.json', (c) => {
+    for (const d of c.digests) d.schedule.timeZone = 'UTC';
+  });
 });
 afterAll(() => rm(tmp, { recursive: true, force: true }));
 
@@ -33,37 +28,14 @@ interface Run {
   code: number | null;
   signal: NodeJS.Signals | null;
   json: { ok: boolean; counts: Record<string, number>; errors: string[] } | undefined;
-  stderr: string;
 }
 
-function digest(workDir: string, args: string[] = [], killAt?: string): Promise<Run> {
-  const argv = [
-    ...(killAt ? ['--import', KILL_AT] : []),
-    PULSE,
-    'digest',
-    '--local',
-    '--config',
-    config,
-    '--work-dir',
-    workDir,
-    '--json',
-    ...args,
-  ];
-  const options: SpawnOptions = { env: { ...process.env, ...(killAt ? { PULSE_KILL_AT: killAt } : {}) } };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => (stdout += d));
-    child.stderr!.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const line = stdout.split('\n').find((l) => l.startsWith('{'));
-      resolve({ code, signal, json: line ? JSON.parse(line) : undefined, stderr });
-    });
-  });
+/** `pulse digest --local` on `workDir`; with `killAt`, SIGKILLed at that point (test/fixtures/preload/kill-at.ts). */
+async function digest(workDir: string, args: string[] = [], killAt?: string): Promise<Run> {
+  const argv = ['digest', '--local', '--config', config, '--work-dir', workDir, '--json', ...args];
+  const exit = killAt ? await runPulse(argv, { PULSE_KILL_AT: killAt }, ['--import', KILL_AT]) : await runPulse(argv);
+  const line = exit.stdout.split('\n').find((l) => l.startsWith('{'));
+  return { code: exit.code, signal: exit.signal, json: line ? JSON.parse(line) : undefined };
 }
 
 /** Who got what in the outbox: `digest:<to>` or `notice:<to>` per message. */

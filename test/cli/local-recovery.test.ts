@@ -8,8 +8,7 @@ import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_CONFIG } from '../../src/app/local-runtime.ts';
-import { runPulse, STACK_FRAME } from '../helpers/pulse-process.ts';
+import { runPulse, STACK_FRAME, writeExampleConfig } from '../helpers/pulse-process.ts';
 
 /** The smallest product; its exceptions are a few dozen small files. */
 const PRODUCT = '40000000017';
@@ -19,12 +18,10 @@ let config: string;
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'pulse-cli-recovery-'));
-  const example = JSON.parse(await readFile(EXAMPLE_CONFIG, 'utf8'));
-  delete example.$schema;
-  example.products = [{ id: PRODUCT }];
-  example.digests = [];
-  config = join(tmp, 'config.json');
-  await writeFile(config, JSON.stringify(example));
+  config = await writeExampleConfig(tmp, 'config.json', (c) => {
+    c.products = [{ id: PRODUCT }];
+    c.digests = [];
+  });
 });
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
@@ -84,7 +81,9 @@ describe('a damaged local work directory', () => {
     expect(r.stderr).not.toMatch(STACK_FRAME);
     const dynamoDir = join(workDir, 'dynamodb');
     expect(r.stderr).toMatch(
-      new RegExp(`^pulse archive: ${dynamoDir}: the local DynamoDB state cannot be opened \\(.+\\); move the directory aside`),
+      new RegExp(
+        `^pulse archive: ${dynamoDir}: the local DynamoDB state cannot be opened \\(.+\\); move the directory aside`,
+      ),
     );
     expect(r.stderr).toContain(`mv ${dynamoDir} ${dynamoDir}.broken`);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
