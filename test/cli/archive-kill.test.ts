@@ -44,7 +44,11 @@ beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'pulse-cli-kill-'));
   config = await writeExampleConfig(tmp, 'config.json', (c) => {
     c.products = [{ id: PRODUCT }];
-    c.digests = [];
+    // The digest at the end: on this product, and in UTC so its week has ended whatever the hour.
+    for (const d of c.digests) {
+      d.productIds = [PRODUCT];
+      d.schedule.timeZone = 'UTC';
+    }
   });
   workDir = join(tmp, 'work');
   s3Dir = join(workDir, 's3');
@@ -180,9 +184,9 @@ describe('pulse archive --local killed mid-run', () => {
 
     // The work directory is whole and usable: nothing half-written, no unfinished upload, and the digest runs.
     expect(findBrokenS3rverEntries(s3Dir)).toEqual([]);
-    const digest = await runPulse(['digest', '--local', '--work-dir', workDir, '--json'], { TMPDIR: spoolDir });
+    const digest = await runPulse(['digest', '--local', '--work-dir', workDir, '--config', config, '--json'], env());
     expect(digest.stderr).not.toMatch(STACK_FRAME);
     expect(digest.code, digest.stderr).toBe(0);
-    expect(JSON.parse(digest.stdout)).toMatchObject({ job: 'digest', ok: true });
+    expect(JSON.parse(digest.stdout)).toMatchObject({ job: 'digest', ok: true, counts: { sent: 2 } });
   }, 240_000);
 });
