@@ -1,14 +1,2 @@
-/** String ordering shared by every listing the spec orders "by code point". */
-
-/** Maps UTF-16 code units so that comparing them orders strings by code point (surrogates sort above U+FFFF). */
-const codePointRank = (c: number): number => (c >= 0xd800 ? (c >= 0xe000 ? c - 0x800 : c + 0x2000) : c);
-
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) return codePointRank(x) - codePointRank(y);
-  }
-  return a.length - b.length;
-}
+/** String ordering shared by every listing the spec orders "by code point" (defined with the interface). */
+export { compareCodePoints } from '../../src/api/code-point-order.ts';

@@ -4,21 +4,10 @@
  */
 import * as z from 'zod';
 import { unsafeKeyPartReason, unsafeTemplateReason } from '../ports/archive-key.ts';
+import { Email, ProductId, Recipient, WeeklySchedule } from './common-schema.ts';
+import { Licenses } from './licenses-schema.ts';
 
-const isTimeZone = (tz: string): boolean => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-export const TimeZone = z
-  .string()
-  .refine(isTimeZone, { message: 'unknown IANA time zone (e.g. Europe/Berlin)' })
-  .describe('IANA time zone, e.g. Europe/Berlin');
-const Email = z.email().describe('e-mail address');
+export { Email, ProductId, TimeZone, WEEKDAYS } from './common-schema.ts';
 
 /**
  * A config value that becomes part of archive keys: refused at load by the rule the key builders apply again
@@ -29,12 +18,6 @@ const keyPart = (check: (value: string) => string | undefined) => (value: string
   const problem = check(value);
   if (problem) ctx.addIssue({ code: 'custom', message: `${problem}; archive keys must stay inside the archive` });
 };
-const ProductId = z
-  .string()
-  .regex(/^\d{1,20}$/, 'a product id is a string of digits')
-  .describe('product id (string)');
-
-export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export const DIGEST_SECTIONS = [
   'activity',
   'churn',
@@ -103,27 +86,12 @@ const Mail = z.strictObject({
     .default({ kind: 'ses' }),
 });
 
-const Recipient = z.strictObject({
-  address: Email,
-  name: z.string().optional(),
-  timeZone: TimeZone.optional().describe('delivery time zone of this recipient; default: the schedule time zone'),
-});
-
 const Digest = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lower-case letters, digits and dashes'),
   title: z.string().min(1).default('Weekly product digest'),
   productIds: z.array(ProductId).min(1),
   recipients: z.array(Recipient).min(1),
-  schedule: z
-    .strictObject({
-      day: z.enum(WEEKDAYS).default('monday'),
-      time: z
-        .string()
-        .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 24-hour')
-        .default('08:00'),
-      timeZone: TimeZone.default('UTC'),
-    })
-    .default({ day: 'monday', time: '08:00', timeZone: 'UTC' }),
+  schedule: WeeklySchedule,
   sections: z
     .array(z.enum(DIGEST_SECTIONS))
     .min(1)
@@ -188,6 +156,7 @@ export const PulseConfig = z
       .optional()
       .describe('DynamoDB state table (the ledger)'),
     digests: z.array(Digest).default([]),
+    licenses: Licenses.optional().describe('license key alerts, the weekly registry report and registry sync'),
   })
   .superRefine((cfg, ctx) => {
     const known = new Set(cfg.products.map((p) => p.id));
@@ -201,6 +170,16 @@ export const PulseConfig = z
           ctx.addIssue({ code: 'custom', path: ['digests', i, 'productIds', j], message: `${id} is not in products` });
       });
     });
+    const licenseProducts: [(string | number)[], string][] = [
+      ...(cfg.licenses?.productIds ?? []).map((id, j): [(string | number)[], string] => [['productIds', j], id]),
+      ...(cfg.licenses?.routing ?? []).flatMap((r, i) =>
+        (r.productIds ?? []).map((id, j): [(string | number)[], string] => [['routing', i, 'productIds', j], id]),
+      ),
+    ];
+    for (const [path, id] of licenseProducts) {
+      if (!known.has(id))
+        ctx.addIssue({ code: 'custom', path: ['licenses', ...path], message: `${id} is not in products` });
+    }
   });
 
 export type PulseConfig = z.output<typeof PulseConfig>;
@@ -208,3 +187,4 @@ export type DigestConfig = PulseConfig['digests'][number];
 export type DigestSection = (typeof DIGEST_SECTIONS)[number];
 export type ArchiveKind = (typeof ARCHIVE_KINDS)[number];
 export type ArchiveConfig = NonNullable<PulseConfig['archive']>;
+export type LicensesConfig = NonNullable<PulseConfig['licenses']>;

@@ -1,6 +1,7 @@
 /**
- * At-most-once delivery of one email under one ledger key: the one path every Pulse sender takes (digests, owner
- * notices, license alerts). The states, and why email is at-most-once, are in ARCHITECTURE.md "Delivery states".
+ * At-most-once delivery of one email under one ledger key (`deliverOnce`), or under several keys already claimed
+ * (`sendClaimed`: a license alert email carries many key stages, each claimed on its own): the one path every Pulse
+ * sender takes. The states, and why email is at-most-once, are in ARCHITECTURE.md "Delivery states".
  *
  * claim → send → complete. What can go wrong between the steps decides the outcome:
  * - the claim is not ours: `alreadySent` (done), `inProgressElsewhere` (a live claim), `unknown` (an earlier send
@@ -49,7 +50,7 @@ export async function deliverOnce(
   message: MailMessage,
   opts: DeliveryOptions = {},
 ): Promise<Delivery> {
-  const { ledger, mailer, logger } = ports;
+  const { ledger, logger } = ports;
   let claim: Awaited<ReturnType<Ledger['claim']>>;
   try {
     claim = await ledger.claim(key, {
@@ -66,39 +67,77 @@ export async function deliverOnce(
   }
   if (claim.outcome === 'unknown') return { outcome: 'unknown', error: unknownError(claim.claimedAt, claim.reason) };
 
+  return sendClaimed(ports, [key], message, opts);
+}
+
+/**
+ * Sends `message` under claims this caller holds (`keys`, from `ledger.claim`), then settles every key the same
+ * way: complete after a send, release when it certainly did not go out, unknown when it may have.
+ */
+export async function sendClaimed(
+  ports: DeliveryPorts,
+  keys: string[],
+  message: MailMessage,
+  opts: Pick<DeliveryOptions, 'resendUnknown' | 'completeAttempts' | 'retryDelayMs'> = {},
+): Promise<Delivery> {
+  const { ledger, mailer, logger } = ports;
+  const label = keys.length === 1 ? keys[0]! : `${keys[0]} and ${keys.length - 1} more`;
   let messageId: string;
   try {
     ({ messageId } = await mailer.send(message));
   } catch (e) {
     if (e instanceof MailNotSentError) {
       // A release that fails leaves the claim to expire into `unknown`: visible, never a duplicate.
-      await ledger
-        .release(key)
-        .catch((r: unknown) => logger.error('ledger release failed', { key, error: describe(r) }));
-      return failed(logger, key, describe(e));
+      for (const key of keys) {
+        await ledger
+          .release(key)
+          .catch((r: unknown) => logger.error('ledger release failed', { key, error: describe(r) }));
+      }
+      return failed(logger, label, describe(e));
     }
     const reason = `the mail server may have taken it: ${describe(e)}`;
-    await ledger
-      .markUnknown(key, reason)
-      .catch((r: unknown) => logger.error('ledger mark-unknown failed', { key, error: describe(r) }));
-    logger.error('delivery unknown', { key, error: describe(e) });
+    for (const key of keys) {
+      await ledger
+        .markUnknown(key, reason)
+        .catch((r: unknown) => logger.error('ledger mark-unknown failed', { key, error: describe(r) }));
+    }
+    logger.error('delivery unknown', { key: label, error: describe(e) });
     return { outcome: 'unknown', error: reason };
   }
 
   const sentAt = (ports.clock ?? systemClock).now().toISOString();
+  const detail = { messageId, sentAt, ...(opts.resendUnknown ? { resentAfterUnknown: true } : {}) };
+  const unrecorded: string[] = [];
+  for (const key of keys) {
+    const error = await completeWithRetries(ledger, key, detail, opts);
+    if (error !== undefined) {
+      unrecorded.push(key);
+      logger.error('sent but unconfirmed', { key, messageId, error });
+    }
+  }
+  if (unrecorded.length === 0) {
+    logger.info('sent', { key: label, messageId });
+    return { outcome: 'sent', messageId };
+  }
+  const which = keys.length === 1 ? '' : ` (${unrecorded.length} of ${keys.length} keys)`;
+  return { outcome: 'sentUnconfirmed', messageId, error: `sent (${messageId}) but not recorded in the ledger${which}` };
+}
+
+/** Records a sent key as done, retrying what may pass; the last error when it never succeeded. */
+async function completeWithRetries(
+  ledger: Ledger,
+  key: string,
+  detail: Record<string, unknown>,
+  opts: Pick<DeliveryOptions, 'completeAttempts' | 'retryDelayMs'>,
+): Promise<string | undefined> {
   const attempts = opts.completeAttempts ?? 3;
   for (let n = 1; ; n++) {
     try {
-      await ledger.complete(key, { messageId, sentAt, ...(opts.resendUnknown ? { resentAfterUnknown: true } : {}) });
-      logger.info('sent', { key, messageId });
-      return { outcome: 'sent', messageId };
+      await ledger.complete(key, detail);
+      return undefined;
     } catch (e) {
       // A claim taken over cannot be completed by retrying; anything else (throttling, a timeout) may pass.
-      if (n >= attempts || (e as Error).name === 'ClaimLostError') {
-        const error = `sent (${messageId}) but not recorded in the ledger: ${describe(e)}`;
-        logger.error('sent but unconfirmed', { key, messageId, error: describe(e) });
-        return { outcome: 'sentUnconfirmed', messageId, error };
-      }
+      if (n >= attempts || (e as Error).name === 'ClaimLostError') return describe(e);
       await sleep((opts.retryDelayMs ?? 200) * n);
     }
   }

@@ -94,4 +94,45 @@ describe('pulse.config.json', () => {
     );
     expect(committed).toEqual(configJsonSchema());
   });
+
+  it('fills the licenses defaults, with stage days distinct and most distant first', () => {
+    const c = example();
+    c.licenses.stages = { daysBefore: [7, 60, 7, 1], daysAfter: [30, 1] };
+    const cfg = parseConfig(c);
+    expect(cfg.licenses).toMatchObject({
+      stages: { daysBefore: [60, 7, 1], onExpiryDay: true, daysAfter: [30, 1] },
+      inUse: { blockedSeenWithinDays: 7 },
+      trialTypes: ['trial'],
+      usage: { windowDays: 30, heavyClients: 5, dormantClients: 0 },
+      owner: { address: 'license-ops@example.com', timeZone: 'Europe/Berlin' },
+      sendTime: '08:00',
+      maxKeysInEmail: 50,
+      report: { title: 'Weekly license registry report' },
+    });
+    expect(cfg.licenses!.routing[0]!.recipients[0]!.timeZone).toBe('Asia/Tokyo');
+  });
+
+  it.each([
+    [
+      (c: RawConfig) => (c.licenses.routing[1].productIds = ['42']),
+      'licenses.routing[1].productIds[0]: 42 is not in products',
+    ],
+    [(c: RawConfig) => (c.licenses.productIds = ['7']), 'licenses.productIds[0]: 7 is not in products'],
+    [
+      (c: RawConfig) => (c.licenses.routing[0].keyPattern = '(['),
+      'licenses.routing[0].keyPattern: not a valid regular',
+    ],
+    [
+      (c: RawConfig) => (c.licenses.routing[0].recipients[0].timeZone = 'Mars/Base'),
+      'licenses.routing[0].recipients[0].timeZone: unknown IANA',
+    ],
+    [(c: RawConfig) => (c.licenses.stages = { daysBefore: [0] }), 'licenses.stages.daysBefore[0]:'],
+    [(c: RawConfig) => (c.licenses.sendTime = '8am'), 'licenses.sendTime: HH:MM'],
+    [(c: RawConfig) => delete c.licenses.owner, 'licenses.owner:'],
+    [(c: RawConfig) => (c.licenses.report.recipients = []), 'licenses.report.recipients:'],
+  ])('refuses a bad licenses section, naming the field (%#)', (change, message) => {
+    const c = example();
+    change(c);
+    expect(() => parseConfig(c)).toThrow(message);
+  });
 });
