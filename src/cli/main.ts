@@ -5,6 +5,7 @@ import { DIGEST_HELP, digestCommand } from './digest-command.ts';
 import { EMULATOR_HELP, emulatorCommand } from './emulator-command.ts';
 import { reportFailure } from './failure.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
+import { LICENSES_HELP, licensesCommand } from './licenses-command.ts';
 import { START_HELP, startCommand } from './start-command.ts';
 
 const HELPS: Record<string, string> = {
@@ -12,6 +13,7 @@ const HELPS: Record<string, string> = {
   api: API_HELP,
   digest: DIGEST_HELP,
   archive: ARCHIVE_HELP,
+  licenses: LICENSES_HELP,
   start: START_HELP,
 };
 
@@ -24,6 +26,7 @@ Commands:
   start      Run the weekly cycle locally (in-process emulator, DynamoDB, S3 and SMTP sink)
   digest     Send the weekly executive digest (or --preview it)
   archive    Archive every export file and the client data in S3, verified and write-once
+  licenses   License key alerts, the weekly license registry report, and registry sync from a CSV file
   api        Call any Reporting Service operation by id and print its JSON answer (\`pulse api --list\`)
   help       Show this help, or \`pulse help <command>\`
 
@@ -48,6 +51,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await digestCommand(rest, io);
       case 'archive':
         return await archiveCommand(rest, io);
+      case 'licenses':
+        return await licensesCommand(rest, io);
       case 'api':
         return await apiCommand(rest, io);
       default:
