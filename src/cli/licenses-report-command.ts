@@ -33,13 +33,15 @@ export async function licensesReportCommand(args: string[], io: CliIo): Promise<
     }
   }
   const setup = loadJob(values, io);
-  if (!setup.config.licenses?.report) throw new UsageError('licenses report: the config has no licenses.report section');
+  if (!setup.config.licenses?.report)
+    throw new UsageError('licenses report: the config has no licenses.report section');
   if (!setup.config.archive)
     throw new UsageError('licenses report: the config has no archive section (the snapshots are written there)');
   const dryRun = values['dry-run'] === true;
   return runJob('licenses report', setup, io, async (runtime) => {
     const result = await runLicenseReport(runtime.config, runtime.ports, { ...(week ? { week } : {}), dryRun });
-    if (dryRun && result.preview && !values.json) io.stdout.write(`${result.preview.subject}\n\n${result.preview.text}\n`);
+    if (dryRun && result.preview && !values.json)
+      io.stdout.write(`${result.preview.subject}\n\n${result.preview.text}\n`);
     return report(result, values.json as boolean | undefined, io);
   });
 }

@@ -29,7 +29,7 @@ export interface LicenseReportView {
 }
 
 const GROUPS: { group: FigureRow['group'][]; title: string }[] = [
-  { group: ['registry', 'action', 'expiring'], title: 'Needs action' },
+  { group: ['registry', 'action', 'expiring'], title: 'Overview' },
   { group: ['trials'], title: 'Trials' },
   { group: ['status'], title: 'Keys by status flag' },
   { group: ['type'], title: 'Keys by license type' },
@@ -51,13 +51,11 @@ function groupsOf(rows: FigureRow[]) {
     title: g.title,
     rows: rows
       .filter((r) => g.group.includes(r.group))
-      .map((r, i) => ({
+      .map((r) => ({
         label: r.label,
         value: count(r.value),
         change: changeText(r),
         sub: r.id.startsWith('revenueLeaks.') && r.id !== 'revenueLeaks.total',
-        rowClass: i % 2 === 1 ? 'pulse-zebra' : 'pulse-row',
-        background: i % 2 === 1 ? '#f6f8fa' : '#ffffff',
       })),
   })).filter((g) => g.rows.length > 0);
 }
@@ -86,7 +84,10 @@ export function licenseReportText(view: LicenseReportView): string {
     lines.push(`== ${s.name} ==`, s.detail, '');
     for (const g of groupsOf(s.rows)) {
       lines.push(`${g.title}:`);
-      for (const r of g.rows) lines.push(`  ${r.sub ? '  ' : ''}${r.label}: ${r.value} (${r.change} vs last week)`);
+      for (const r of g.rows)
+        lines.push(
+          `  ${r.sub ? '  ' : ''}${r.label}: ${r.value}${r.change === '–' ? '' : ` (${r.change} vs last week)`}`,
+        );
       lines.push('');
     }
   }

@@ -22,7 +22,6 @@ import { type ArchiveStore, ObjectExistsError } from '../../ports/archive-store.
 import type { Logger } from '../../ports/logger.ts';
 import { fileSource } from '../archive/client-data.ts';
 import { addDays } from '../digest/week.ts';
-import { streamRegistry } from './registry-stream.ts';
 import {
   figuresKey,
   readSnapshot,
@@ -32,6 +31,7 @@ import {
   snapshotKey,
   snapshotRow,
 } from './registry-snapshot.ts';
+import { streamRegistry } from './registry-stream.ts';
 import { FigureAccumulator, type FigureRules, isExpired, type RegistryFigures } from './report-figures.ts';
 import { TrialChanges } from './trial-changes.ts';
 
@@ -140,7 +140,10 @@ export async function productSnapshot(task: ProductSnapshotTask, deps: ProductSn
     };
     if (task.dryRun) return { stored, previous, written: false, problems };
     try {
-      await store.put(figuresAt, JSON.stringify(stored, null, 2), { contentType: 'application/json', ifNoneMatch: true });
+      await store.put(figuresAt, JSON.stringify(stored, null, 2), {
+        contentType: 'application/json',
+        ifNoneMatch: true,
+      });
     } catch (e) {
       // Another run stored the week's figures first: every email of the week shows those.
       if (!(e instanceof ObjectExistsError)) throw e;
@@ -183,6 +186,9 @@ async function putSnapshot(
     if (!(e instanceof ObjectExistsError)) throw e;
     const theirs = await store.head(snapshot.key);
     const sha256 = theirs?.metadata.sha256 ?? '';
-    return { snapshot: { key: snapshot.key, sha256, keys: Number(theirs?.metadata['key-count'] ?? snapshot.keys) }, written: false };
+    return {
+      snapshot: { key: snapshot.key, sha256, keys: Number(theirs?.metadata['key-count'] ?? snapshot.keys) },
+      written: false,
+    };
   }
 }

@@ -69,7 +69,8 @@ export class FigureAccumulator {
     f.keys++;
     const type = this.#types.has(key.licenseType) || this.#types.size < MAX_TYPES ? key.licenseType : OTHER_TYPES;
     this.#types.set(type, (this.#types.get(type) ?? 0) + 1);
-    for (const flag of ['activated', 'allowed', 'blocked', 'expired'] as const) if (key.status[flag]) f.byStatus[flag]++;
+    for (const flag of ['activated', 'allowed', 'blocked', 'expired'] as const)
+      if (key.status[flag]) f.byStatus[flag]++;
     const expired = isExpired(key, this.#rules.today);
     if (!expired && key.expiryDate !== null) {
       if (key.expiryDate <= this.#in.d30) f.expiring.within30++;
@@ -99,7 +100,11 @@ export class FigureAccumulator {
     return {
       ...structuredClone(this.#f),
       byType,
-      trials: { active: t.active, converted: compared ? (t.converted ?? 0) : null, lost: compared ? (t.lost ?? 0) : null },
+      trials: {
+        active: t.active,
+        converted: compared ? (t.converted ?? 0) : null,
+        lost: compared ? (t.lost ?? 0) : null,
+      },
     };
   }
 }
@@ -129,8 +134,10 @@ export function sumFigures(all: readonly RegistryFigures[]): RegistryFigures {
   for (const f of all) {
     total.keys += f.keys;
     for (const t of f.byType) types.set(t.type, (types.get(t.type) ?? 0) + t.keys);
-    for (const k of Object.keys(total.byStatus) as (keyof RegistryFigures['byStatus'])[]) total.byStatus[k] += f.byStatus[k];
-    for (const k of Object.keys(total.expiring) as (keyof RegistryFigures['expiring'])[]) total.expiring[k] += f.expiring[k];
+    for (const k of Object.keys(total.byStatus) as (keyof RegistryFigures['byStatus'])[])
+      total.byStatus[k] += f.byStatus[k];
+    for (const k of Object.keys(total.expiring) as (keyof RegistryFigures['expiring'])[])
+      total.expiring[k] += f.expiring[k];
     total.overQuota += f.overQuota;
     for (const k of Object.keys(total.revenueLeaks) as (keyof RegistryFigures['revenueLeaks'])[])
       total.revenueLeaks[k] += f.revenueLeaks[k];

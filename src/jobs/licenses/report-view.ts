@@ -17,6 +17,7 @@ export function licenseReportView(
   week: IsoWeek,
   products: ProductReport[],
   viewInBrowserUrl: string | null,
+  opts: { compact?: boolean } = {},
 ): LicenseReportView {
   const allPrevious = products.every((p) => p.previous !== undefined);
   const total = sumFigures(products.map((p) => p.stored.figures));
@@ -29,6 +30,10 @@ export function licenseReportView(
     notes.push(`No report of the previous week for ${missing.join(', ')}: changes are shown from next week on.`);
   if (products.some((p) => p.stored.comparedWith === null))
     notes.push('Trial conversions and losses need the previous week’s snapshot: “–” where there is none.');
+  if (opts.compact)
+    notes.push(
+      'Per product only the overview and trials fit in an email: every figure of every product is in figures.json of this report in the archive.',
+    );
   const sections = [
     {
       name: 'All products',
@@ -40,7 +45,9 @@ export function licenseReportView(
       name: p.name,
       isTotal: false,
       detail: `${p.stored.productId} · ${COUNT.format(p.stored.figures.keys)} keys · snapshot ${p.stored.date}`,
-      rows: figureRows(p.stored.figures, p.previous),
+      rows: figureRows(p.stored.figures, p.previous).filter(
+        (r) => !opts.compact || (r.group !== 'status' && r.group !== 'type'),
+      ),
     })),
   ];
   return {

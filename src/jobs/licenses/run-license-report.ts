@@ -8,12 +8,12 @@
  */
 import type { ReportingClient } from '../../client/index.ts';
 import type { LicensesConfig, PulseConfig } from '../../config/schema.ts';
-import { renderLicenseReportEmail } from '../../render/license-report-email.ts';
 import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Mailer, MailMessage } from '../../ports/mailer.ts';
+import { renderLicenseReportEmail } from '../../render/license-report-email.ts';
 import { deliverOnce } from '../deliver-once.ts';
 import { type DeliveryCounts, tallyDelivery } from '../digest/deliver.ts';
 import { digestWeek, type IsoWeek, isDue, lastCompleteIsoWeek, localDateTime } from '../digest/week.ts';
@@ -53,6 +53,9 @@ export interface LicenseReportResult extends JobResult<LicenseReportCounts> {
   /** `--dry-run`: what would be sent, and the figures. */
   preview?: { isoWeek: string; subject: string; text: string; figures: Record<string, RegistryFigures> };
 }
+
+/** Below Gmail's clipping limit (102 KB) with room for the headers Gmail counts. */
+export const MAX_HTML_BYTES = 95_000;
 
 export const licenseReportLedgerKey = (isoWeek: string, address: string) =>
   `license-report#${isoWeek}#${address.toLowerCase()}`;
@@ -169,7 +172,10 @@ async function runReport(
   const stored = opts.dryRun ? null : await ports.archive.linkTo(reportBrowserCopyKey(base));
   // Only a link a mail reader can open (an s3:// address without a public base URL is not one).
   const link = stored && /^https?:\/\//.test(stored) ? stored : null;
-  const email = renderLicenseReportEmail(licenseReportView(report.title, week, products, link));
+  let email = renderLicenseReportEmail(licenseReportView(report.title, week, products, link));
+  // Gmail clips a message above ~102 KB: many products get the compact view (all figures stay in the archive).
+  if (Buffer.byteLength(email.html) > MAX_HTML_BYTES)
+    email = renderLicenseReportEmail(licenseReportView(report.title, week, products, link, { compact: true }));
   const subject = subjectOf(report.title, week, products);
   if (opts.dryRun) {
     const figures = Object.fromEntries(products.map((p) => [p.stored.productId, p.stored.figures]));
