@@ -117,7 +117,7 @@ describe('the first report', () => {
   let mail: ReceivedMail;
   beforeAll(async () => {
     result = await runLicenseReport(configFor('first', ['ops1@example.com']), env.ports(MONDAY));
-    [mail] = await mailsTo('ops1@example.com');
+    mail = (await mailsTo('ops1@example.com'))[0]!;
   });
 
   it('sends one email for the week that just ended and writes one snapshot per product', () => {
@@ -225,11 +225,11 @@ describe('week over week', () => {
       .filter((r) => r.licenseType === 'trial' && !r.licenseStatus?.expired && r.expiryDate! >= DIGEST_TODAY)
       .sort((a, b) => (a.expiryDate! < b.expiryDate! ? 1 : -1));
     expect(activeTrials[0]!.expiryDate! > '2026-11-30').toBe(true);
-    trialExpiring = activeTrials[0]!.licenseKey;
-    trialConverted = activeTrials[1]!.licenseKey;
+    trialExpiring = activeTrials[0]!.licenseKey!;
+    trialConverted = activeTrials[1]!.licenseKey!;
     renewed = before.find(
       (r) => r.licenseType === 'purchased' && r.expiryDate === addDays(DIGEST_TODAY, 14),
-    )!.licenseKey;
+    )!.licenseKey!;
     const client = env.ports().client;
     const res = await client.updateLicenseKeys(DESKTOP, {
       keyUpdates: [
