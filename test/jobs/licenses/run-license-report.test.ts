@@ -227,9 +227,8 @@ describe('week over week', () => {
     expect(activeTrials[0]!.expiryDate! > '2026-11-30').toBe(true);
     trialExpiring = activeTrials[0]!.licenseKey!;
     trialConverted = activeTrials[1]!.licenseKey!;
-    renewed = before.find(
-      (r) => r.licenseType === 'purchased' && r.expiryDate === addDays(DIGEST_TODAY, 14),
-    )!.licenseKey!;
+    renewed = before.find((r) => r.licenseType === 'purchased' && r.expiryDate === addDays(DIGEST_TODAY, 14))!
+      .licenseKey!;
     const client = env.ports().client;
     const res = await client.updateLicenseKeys(DESKTOP, {
       keyUpdates: [
