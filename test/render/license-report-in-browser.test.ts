@@ -164,6 +164,11 @@ describe('the license report email', () => {
       };
     });
     await page.screenshot({ path: join(ARTIFACTS, `license-report-${width}-${scheme}.png`), fullPage: true });
+    // The first screen as a reader sees it, at full resolution.
+    await page.screenshot({ path: join(ARTIFACTS, `license-report-${width}-${scheme}-first-screen.png`) });
+    // …and the screen with the long and hostile license types, where wrapping is put to the test.
+    await page.getByText(LONG_TYPE).first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, `license-report-${width}-${scheme}-types.png`) });
     await page.close();
     expect(result.checked).toBeGreaterThan(50);
     expect(result.scrollWidth).toBeLessThanOrEqual(width);

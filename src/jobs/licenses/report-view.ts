@@ -27,7 +27,9 @@ export function licenseReportView(
   if (asOf) notes.push(`The registry as read on ${asOf} UTC; changes are against the previous week's report.`);
   const missing = products.filter((p) => p.previous === undefined).map((p) => p.name);
   if (missing.length > 0)
-    notes.push(`No report of the previous week for ${missing.join(', ')}: changes are shown from next week on.`);
+    notes.push(
+      `No report of the previous week for ${missing.join(', ')}: its changes, and those of all products, show from next week on.`,
+    );
   if (products.some((p) => p.stored.comparedWith === null))
     notes.push('Trial conversions and losses need the previous week’s snapshot: “–” where there is none.');
   if (opts.compact)
