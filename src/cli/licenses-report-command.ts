@@ -1,8 +1,8 @@
 /** `pulse licenses report`: the weekly license registry report (README "Weekly license registry report"). */
-import { parseIsoWeek } from '../jobs/digest/week.ts';
 import { runLicenseReport } from '../jobs/licenses/run-license-report.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import { JOB_EXIT_CODES_HELP, JOB_OPTIONS, JOB_OPTIONS_HELP, loadJob, report, runJob } from './job-command.ts';
+import { weekOption } from './week-option.ts';
 
 export const LICENSES_REPORT_HELP = `Usage: pulse licenses report [options]
 
@@ -24,14 +24,7 @@ export async function licensesReportCommand(args: string[], io: CliIo): Promise<
     io.stdout.write(LICENSES_REPORT_HELP);
     return EXIT.ok;
   }
-  const week = values.week as string | undefined;
-  if (week !== undefined) {
-    try {
-      parseIsoWeek(week);
-    } catch (e) {
-      throw new UsageError(`--week: ${(e as Error).message}`);
-    }
-  }
+  const week = weekOption(values.week as string | undefined);
   const setup = loadJob(values, io);
   if (!setup.config.licenses?.report)
     throw new UsageError('licenses report: the config has no licenses.report section');

@@ -3,49 +3,34 @@
  * report schedule in UTC (see digest-command.test.ts for why: the Berlin week ends before the service's UTC week).
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_CONFIG } from '../../src/app/local-runtime.ts';
-import type { CliIo } from '../../src/cli/io.ts';
-import { main } from '../../src/cli/main.ts';
 import { lastCompleteIsoWeek } from '../../src/jobs/digest/week.ts';
+import { jsonResult, pulseMain } from '../helpers/cli-main.ts';
+import { writeExampleConfig } from '../helpers/pulse-process.ts';
 
 let tmp: string;
 let utcConfig: string;
+let noReportConfig: string;
 const week = lastCompleteIsoWeek(new Date(), 'UTC');
+const pulse = (...argv: string[]) => pulseMain(argv);
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'pulse-cli-license-report-'));
-  const example = JSON.parse(await readFile(EXAMPLE_CONFIG, 'utf8'));
-  delete example.$schema;
-  example.licenses.report.schedule.timeZone = 'UTC';
-  utcConfig = join(tmp, 'utc.config.json');
-  await writeFile(utcConfig, JSON.stringify(example));
+  utcConfig = await writeExampleConfig(tmp, 'utc.config.json', (c) => {
+    c.licenses.report.schedule.timeZone = 'UTC';
+  });
+  noReportConfig = await writeExampleConfig(tmp, 'no-report.config.json', (c) => {
+    delete c.licenses.report;
+  });
 });
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-async function pulse(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-    env: {},
-  };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
-
-const jsonResult = (stdout: string) => {
-  const lines = stdout.split('\n').filter((l) => l !== '');
-  expect(lines).toHaveLength(1);
-  return JSON.parse(lines[0]!);
-};
 const emlFiles = async (dir: string) =>
   existsSync(dir) ? (await readdir(dir)).filter((f) => f.endsWith('.eml')).sort() : [];
 
@@ -92,11 +77,7 @@ describe('pulse licenses report --local', () => {
     const bad = await pulse('licenses', 'report', '--local', '--work-dir', workDir, '--week', '2026-46');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--week');
-    const example = JSON.parse(await readFile(utcConfig, 'utf8'));
-    delete example.licenses.report;
-    const noReport = join(tmp, 'no-report.json');
-    await writeFile(noReport, JSON.stringify(example));
-    const none = await pulse('licenses', 'report', '--local', '--work-dir', workDir, '--config', noReport);
+    const none = await pulse('licenses', 'report', '--local', '--work-dir', workDir, '--config', noReportConfig);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('licenses.report');
     expect(existsSync(workDir)).toBe(false);

@@ -3,20 +3,15 @@
  * three products with week-over-week changes lays out at 375 px and 800 px (light and dark) without horizontal
  * overflow. Screenshots go to test-artifacts/ for a person to look at.
  */
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
 import { parseIsoWeek } from '../../src/jobs/digest/week.ts';
 import type { StoredFigures } from '../../src/jobs/licenses/registry-snapshot.ts';
 import { emptyFigures, type RegistryFigures } from '../../src/jobs/licenses/report-figures.ts';
 import { licenseReportView, type ProductReport } from '../../src/jobs/licenses/report-view.ts';
 import { renderLicenseReportEmail } from '../../src/render/license-report-email.ts';
+import { ARTIFACTS, type EmailBrowser, openEmail, startEmailBrowser } from '../helpers/email-browser.ts';
 
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const HOSTILE_TYPE = '<img src=x onerror=alert(1)>=HYPERLINK("http://evil")';
 const LONG_TYPE = 'enterprise-site-license-with-an-unreasonably-long-name-that-never-breaks';
 
@@ -94,34 +89,19 @@ function sampleReport() {
   );
 }
 
-let browser: Browser;
-let dir: string;
+let env: EmailBrowser;
 let html: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pulse-license-templates-'));
-  await buildTemplates(TEMPLATES_DIR, dir);
-  html = await readFile(join(dir, 'license-report.html'), 'utf8');
-  await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  env = await startEmailBrowser();
+  html = await env.template('license-report');
 });
 afterAll(async () => {
-  await browser?.close();
-  await rm(dir, { recursive: true, force: true });
+  await env?.close();
 });
 
 async function open(width: number, colorScheme: 'light' | 'dark' = 'light') {
-  const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme });
-  const dialogs: string[] = [];
-  page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
   const email = renderLicenseReportEmail(sampleReport(), html);
-  await page.setContent(email.html, { waitUntil: 'load' });
-  return { page, dialogs, email };
+  return { ...(await openEmail(env.browser, email.html, width, colorScheme)), email };
 }
 
 describe('the license report email', () => {

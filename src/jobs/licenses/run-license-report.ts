@@ -6,16 +6,13 @@
  * at most once per (ISO week, recipient) through deliver-once.ts. A week whose figures are stored reuses them, so a
  * later run sends the remaining recipients the same report without reading the registry again.
  */
-import type { ReportingClient } from '../../client/index.ts';
 import type { LicensesConfig, PulseConfig } from '../../config/schema.ts';
 import type { ArchiveStore } from '../../ports/archive-store.ts';
-import type { Clock } from '../../ports/clock.ts';
-import type { Ledger } from '../../ports/ledger.ts';
-import type { Logger } from '../../ports/logger.ts';
-import type { Mailer, MailMessage } from '../../ports/mailer.ts';
+import type { MailMessage } from '../../ports/mailer.ts';
 import { renderLicenseReportEmail } from '../../render/license-report-email.ts';
 import { deliverOnce } from '../deliver-once.ts';
 import { type DeliveryCounts, tallyDelivery } from '../digest/deliver.ts';
+import type { DigestPorts } from '../digest/run-digest.ts';
 import { digestWeek, type IsoWeek, isDue, lastCompleteIsoWeek, localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
 import { archiveLicenseReport, reportArchivePrefix, reportBrowserCopyKey } from './archive-report.ts';
@@ -23,15 +20,8 @@ import { productSnapshot } from './product-snapshot.ts';
 import type { RegistryFigures } from './report-figures.ts';
 import { licenseReportView, type ProductReport } from './report-view.ts';
 
-export interface LicenseReportPorts {
-  client: ReportingClient;
-  mailer: Mailer;
-  ledger: Ledger;
-  /** The snapshots and the sent reports are kept here; the report needs it. */
-  archive: ArchiveStore | undefined;
-  clock: Clock;
-  logger: Logger;
-}
+/** The ports every job takes (`archive` is required here: the snapshots and last week's figures live there). */
+export type LicenseReportPorts = DigestPorts;
 
 export interface LicenseReportOptions {
   /** `2026-W46`; default: the ISO week that just ended in the schedule's time zone. */
