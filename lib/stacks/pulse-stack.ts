@@ -155,38 +155,11 @@ export class PulseStack extends Stack {
     this.reportingServiceSecret.grantRead(job.fn);
     this.stateTable.grantReadWriteData(job.fn);
     // Least privilege on the write-once archive: read and create objects under the digest prefix, nothing else.
-    const digests = `${config.archive?.prefix ?? 'pulse'}/digests/*`;
-    job.fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['s3:PutObject', 's3:GetObject'],
-        resources: [this.archiveBucket.arnForObjects(digests)],
-      }),
-    );
-    job.fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['s3:ListBucket'],
-        resources: [this.archiveBucket.bucketArn],
-        conditions: { StringLike: { 's3:prefix': digests } },
-      }),
-    );
-    this.archiveBucket.encryptionKey?.grant(job.fn, 'kms:GenerateDataKey', 'kms:Decrypt');
-    job.fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'ses:FromAddress': config.mail.from } },
-      }),
-    );
-    acknowledge(job.fn, [
-      [
-        'AwsSolutions-IAM5[Resource::<ArchiveBucket49F1AC64.Arn>/pulse/digests/*]',
-        'Objects under the digest prefix only.',
-      ],
-      [
-        'AwsSolutions-IAM5[Resource::*]',
-        'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',
-      ],
-    ]);
+    this.grantArchiveAndMail(job, config, {
+      prefixes: [`${config.archive?.prefix ?? 'pulse'}/digests/*`],
+      actions: ['s3:PutObject', 's3:GetObject'],
+      reason: 'Objects under the digest prefix only.',
+    });
     return job;
   }
 
@@ -215,19 +188,39 @@ export class PulseStack extends Stack {
       }),
     );
     const prefix = config.archive?.prefix ?? 'pulse';
-    const prefixes = [`${prefix}/license-registry/*`, `${prefix}/license-reports/*`];
+    this.grantArchiveAndMail(job, config, {
+      prefixes: [`${prefix}/license-registry/*`, `${prefix}/license-reports/*`],
+      // Abort: a snapshot upload that fails leaves no parts behind.
+      actions: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'],
+      reason:
+        'Objects under the license report prefixes only: one snapshot per product and week, one folder per report.',
+    });
+    return job;
+  }
+
+  /**
+   * What a job that archives what it sends needs: `actions` on objects under `prefixes` only (never delete), the
+   * listing of those prefixes (HEAD of a missing key answers 404, not 403, only to a caller who may list it), the
+   * bucket's key, and SES only as the configured sender.
+   */
+  private grantArchiveAndMail(
+    job: ScheduledJob,
+    config: PulseConfig,
+    access: { prefixes: string[]; actions: string[]; reason: string },
+  ): void {
     job.fn.addToRolePolicy(
       new PolicyStatement({
-        actions: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'],
-        resources: prefixes.map((p) => this.archiveBucket.arnForObjects(p)),
+        actions: access.actions,
+        resources: access.prefixes.map((p) => this.archiveBucket.arnForObjects(p)),
       }),
     );
-    // HEAD of a missing key answers 404 (not 403) only to a caller who may list that prefix.
     job.fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:ListBucket'],
         resources: [this.archiveBucket.bucketArn],
-        conditions: { StringLike: { 's3:prefix': prefixes } },
+        conditions: {
+          StringLike: { 's3:prefix': access.prefixes.length === 1 ? access.prefixes[0] : access.prefixes },
+        },
       }),
     );
     this.archiveBucket.encryptionKey?.grant(job.fn, 'kms:GenerateDataKey', 'kms:Decrypt');
@@ -239,15 +232,14 @@ export class PulseStack extends Stack {
       }),
     );
     acknowledge(job.fn, [
-      ...prefixes.map((p): [string, string] => [
+      ...access.prefixes.map((p): [string, string] => [
         `AwsSolutions-IAM5[Resource::<ArchiveBucket49F1AC64.Arn>/${p}]`,
-        'Objects under the license report prefixes only: one snapshot per product and week, one folder per report.',
+        access.reason,
       ]),
       [
         'AwsSolutions-IAM5[Resource::*]',
         'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',
       ],
     ]);
-    return job;
   }
 }
