@@ -342,3 +342,27 @@ describe('schedule, --week and --dry-run', () => {
     expect(await mailsTo('old@example.com')).toEqual([]);
   });
 });
+
+describe('a failed registry read', () => {
+  it('sends nothing; the next run completes the week and sends once', async () => {
+    const cfg = configFor('fault', ['fault@example.com']);
+    env.peers.emulator.faults.set({ rules: [{ path: `license-key-registry/${SERVER}`, serverErrorRate: 1 }] });
+    let failed: Awaited<ReturnType<typeof runLicenseReport>>;
+    try {
+      failed = await runLicenseReport(cfg, env.ports(MONDAY));
+    } finally {
+      env.peers.emulator.faults.set({ rules: [] });
+    }
+    expect(failed).toMatchObject({ ok: false, counts: { sent: 0 } });
+    expect(failed.errors.join()).toMatch(/ServerError|503|500/);
+    expect(await mailsTo('fault@example.com')).toEqual([]);
+    expect(await env.peers.archive.head(`fault/license-registry/${SERVER}/2026-11-22.csv.gz`)).toBeUndefined();
+    expect(await env.peers.archive.head('fault/license-reports/2026-W47/index.html')).toBeUndefined();
+
+    const next = await runLicenseReport(cfg, env.ports(fixedClock(`${DIGEST_TODAY}T11:00:00Z`)));
+    expect(next.errors).toEqual([]);
+    // The product read before the fault keeps its stored snapshot; only the other one is written now.
+    expect(next.counts).toMatchObject({ sent: 1, snapshotsWritten: 1 });
+    expect(await mailsTo('fault@example.com')).toHaveLength(1);
+  });
+});
