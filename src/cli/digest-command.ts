@@ -13,6 +13,7 @@ import {
   requireKnown,
   runJob,
 } from './job-command.ts';
+import { unknownDeliveriesOption } from './unknown-deliveries-option.ts';
 import { weekOption } from './week-option.ts';
 
 export const DIGEST_HELP = `Usage: pulse digest [options]
@@ -56,13 +57,10 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
   }
   const week = weekOption(values.week as string | undefined);
   if (values['send-to'] && !values.preview) throw new UsageError('--send-to goes with --preview');
-  const unknownDeliveries = values['resend-unknown'] ? 'resend' : values['confirm-unknown'] ? 'confirm' : undefined;
-  if (values['resend-unknown'] && values['confirm-unknown']) {
-    throw new UsageError('--resend-unknown and --confirm-unknown exclude each other');
-  }
-  if (unknownDeliveries && (values.preview || values['dry-run'])) {
-    throw new UsageError(`--${unknownDeliveries}-unknown does not go with --preview or --dry-run`);
-  }
+  const unknownDeliveries = unknownDeliveriesOption(
+    values,
+    values.preview || values['dry-run'] ? '--preview or --dry-run' : undefined,
+  );
   const digestIds = values.digest as string[] | undefined;
   const setup = loadJob(values, io);
   const digestsInConfig = setup.config.digests.map((d) => d.id);

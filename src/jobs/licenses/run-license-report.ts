@@ -12,7 +12,7 @@ import type { MailMessage } from '../../ports/mailer.ts';
 import { renderLicenseReportEmail } from '../../render/license-report-email.ts';
 import { deliverOnce } from '../deliver-once.ts';
 import { type DeliveryCounts, tallyDelivery } from '../digest/deliver.ts';
-import type { DigestPorts } from '../digest/run-digest.ts';
+import { confirmDelivered, type DigestPorts } from '../digest/run-digest.ts';
 import { digestWeek, type IsoWeek, isDue, lastCompleteIsoWeek, localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
 import { archiveLicenseReport, reportArchivePrefix, reportBrowserCopyKey } from './archive-report.ts';
@@ -30,6 +30,11 @@ export interface LicenseReportOptions {
   dryRun?: boolean;
   /** The hourly schedule: nothing before the schedule's day and time have passed. */
   scheduled?: boolean;
+  /**
+   * Deliveries whose outcome is unknown, after a person checked the mail server's log: `resend` sends them again,
+   * `confirm` records them as delivered without sending. Default: report them (exit 1), never resend.
+   */
+  unknownDeliveries?: 'resend' | 'confirm';
 }
 
 export type LicenseReportCounts = DeliveryCounts & {
@@ -37,6 +42,8 @@ export type LicenseReportCounts = DeliveryCounts & {
   keys: number;
   /** Registry snapshots written by this run (0 when the week's are stored already). */
   snapshotsWritten: number;
+  /** Unknown deliveries recorded as delivered with --confirm-unknown, without sending. */
+  confirmed: number;
 };
 
 export interface LicenseReportResult extends JobResult<LicenseReportCounts> {
@@ -65,6 +72,7 @@ export async function runLicenseReport(
       sentUnconfirmed: 0,
       unknown: 0,
       inProgressElsewhere: 0,
+      confirmed: 0,
       keys: 0,
       snapshotsWritten: 0,
     },
@@ -112,16 +120,21 @@ async function runReport(
     ports.logger.info('license report not due yet', { isoWeek: week.isoWeek });
     return;
   }
-  const recipients: string[] = [];
+  const recipients: { address: string; resend: boolean }[] = [];
   for (const r of report.recipients ?? [licenses.owner]) {
     const key = licenseReportLedgerKey(week.isoWeek, r.address);
     const record = await ports.ledger.get(key);
     if (record?.state === 'done') result.counts.skippedAlreadySent++;
     else if (record?.state === 'in-progress') result.counts.inProgressElsewhere++;
-    else if (record?.state === 'unknown') {
-      const error = `a send started ${record.claimedAt} may or may not have gone out (${record.reason}); not sent again: check the mail server's log`;
+    else if (record?.state !== 'unknown') recipients.push({ address: r.address, resend: false });
+    else if (opts.dryRun || !opts.unknownDeliveries) {
+      const error =
+        `a send started ${record.claimedAt} may or may not have gone out (${record.reason}); not sent again. Check ` +
+        `the mail server's log, then run \`pulse licenses report --week ${week.isoWeek} --resend-unknown\` (not ` +
+        'delivered) or `--confirm-unknown` (delivered)';
       tallyDelivery(result, { outcome: 'unknown', error }, `license report ${week.isoWeek} to ${r.address}`);
-    } else recipients.push(r.address);
+    } else if (opts.unknownDeliveries === 'confirm') await confirmDelivered(ports, key, result);
+    else recipients.push({ address: r.address, resend: true });
   }
   if (recipients.length === 0 && !opts.dryRun) return;
 
@@ -175,7 +188,7 @@ async function runReport(
   result.outputs.push(
     ...(await archiveLicenseReport(ports.archive, base, { ...email, products: products.map((p) => p.stored) })),
   );
-  for (const to of recipients) {
+  for (const { address: to, resend } of recipients) {
     const message: MailMessage = {
       from: config.mail.from,
       to,
@@ -184,7 +197,12 @@ async function runReport(
       text: email.text,
       headers: { 'X-Pulse-License-Report': week.isoWeek },
     };
-    const sent = await deliverOnce(ports, licenseReportLedgerKey(week.isoWeek, to), message);
+    const sent = await deliverOnce(
+      ports,
+      licenseReportLedgerKey(week.isoWeek, to),
+      message,
+      resend ? { resendUnknown: true } : {},
+    );
     tallyDelivery(result, sent, `license report ${week.isoWeek} to ${to}`);
   }
   if (result.errors.length > 0) ports.logger.warn('license report finished with errors', { errors: result.errors });

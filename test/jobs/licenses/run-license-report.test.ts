@@ -366,3 +366,31 @@ describe('a failed registry read', () => {
     expect(await mailsTo('fault@example.com')).toHaveLength(1);
   });
 });
+
+describe('unknown deliveries', () => {
+  it('are reported and not resent, until a person resends or confirms them', async () => {
+    const cfg = configFor('unknown', ['lost@example.com', 'arrived@example.com']);
+    // What a run that died mid-send leaves in the ledger.
+    for (const address of ['lost@example.com', 'arrived@example.com']) {
+      const key = `license-report#2026-W47#${address}`;
+      expect((await env.peers.ledger.claim(key)).outcome).toBe('claimed');
+      await env.peers.ledger.markUnknown(key, 'the connection was lost after DATA');
+    }
+    const reported = await runLicenseReport(cfg, env.ports(MONDAY));
+    expect(reported).toMatchObject({ ok: false, counts: { sent: 0, unknown: 2 } });
+    expect(reported.errors.join('\n')).toContain('pulse licenses report --week 2026-W47 --resend-unknown');
+    expect(await mailsTo('lost@example.com')).toEqual([]);
+
+    const resent = await runLicenseReport(configFor('unknown', ['lost@example.com']), env.ports(MONDAY), {
+      unknownDeliveries: 'resend',
+    });
+    expect(resent).toMatchObject({ ok: true, counts: { sent: 1, unknown: 0 } });
+    const confirmed = await runLicenseReport(configFor('unknown', ['arrived@example.com']), env.ports(MONDAY), {
+      unknownDeliveries: 'confirm',
+    });
+    expect(confirmed).toMatchObject({ ok: true, counts: { sent: 0, confirmed: 1 } });
+    expect(await mailsTo('lost@example.com')).toHaveLength(1);
+    expect(await mailsTo('arrived@example.com')).toEqual([]);
+    expect((await runLicenseReport(cfg, env.ports(MONDAY))).counts).toMatchObject({ skippedAlreadySent: 2 });
+  });
+});
