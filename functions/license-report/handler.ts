@@ -18,7 +18,7 @@ export const handler = async (event: LicenseReportEvent = {}): Promise<JobResult
   const ports = awsPorts(config, process.env);
   const week = event.detail?.week;
   // A rerun for a given week sends to everyone not yet sent; the hourly schedule waits for the report's time.
-  const { preview: _none, ...result } = await runLicenseReport(config, ports, week ? { week } : { scheduled: true });
+  const result = await runLicenseReport(config, ports, week ? { week } : { scheduled: true });
   ports.logger.info('license report run finished', { ...result });
   process.stdout.write(jobMetricLine(result));
   return result;

@@ -35,6 +35,8 @@ import { streamRegistry } from './registry-stream.ts';
 import { FigureAccumulator, type FigureRules, isExpired, type RegistryFigures } from './report-figures.ts';
 import { TrialChanges } from './trial-changes.ts';
 
+const MAX_PROBLEMS = 20;
+
 export interface ProductSnapshotTask {
   productId: string;
   prefix: string;
@@ -94,7 +96,11 @@ export async function productSnapshot(task: ProductSnapshotTask, deps: ProductSn
     yield SNAPSHOT_HEADER;
     const pages = streamRegistry(deps.client, task.productId, {
       concurrency: task.concurrency,
-      onProblem: (p) => problems.push(p),
+      // The first few reasons; a registry full of unreadable records must not fill memory with them.
+      onProblem: (p) => {
+        if (problems.length < MAX_PROBLEMS) problems.push(p);
+        else if (problems.length === MAX_PROBLEMS) problems.push(`product ${task.productId}: more unreadable records`);
+      },
     });
     for await (const page of pages) {
       let text = '';
