@@ -37,6 +37,7 @@ export class PulseStack extends Stack {
   public readonly alarmTopic: Topic;
   public readonly digest: ScheduledJob | undefined;
   public readonly archive: { plan: ScheduledJob; copier: QueueWorker } | undefined;
+  public readonly licenseReport: ScheduledJob | undefined;
 
   constructor(scope: Construct, id: string, props: PulseStackProps = {}) {
     super(scope, id, props);
@@ -76,6 +77,7 @@ export class PulseStack extends Stack {
 
     if (props.config && props.config.digests.length > 0) this.digest = this.addDigest(props.config);
     if (props.config?.archive) this.archive = this.addArchive(props.config, props.config.archive);
+    if (props.config?.licenses?.report) this.licenseReport = this.addLicenseReport(props.config);
   }
 
   /** The environment every Pulse function gets: in AWS the credentials always come from the stack's secret. */
@@ -153,18 +155,72 @@ export class PulseStack extends Stack {
     this.reportingServiceSecret.grantRead(job.fn);
     this.stateTable.grantReadWriteData(job.fn);
     // Least privilege on the write-once archive: read and create objects under the digest prefix, nothing else.
-    const digests = `${config.archive?.prefix ?? 'pulse'}/digests/*`;
+    this.grantArchiveAndMail(job, config, {
+      prefixes: [`${config.archive?.prefix ?? 'pulse'}/digests/*`],
+      actions: ['s3:PutObject', 's3:GetObject'],
+      reason: 'Objects under the digest prefix only.',
+    });
+    return job;
+  }
+
+  /**
+   * The weekly license registry report: hourly, like the digest (the job waits for the report's schedule and sends
+   * once per week and recipient). It may read and create objects under its two prefixes only (snapshots and sent
+   * reports, never delete), touch only its own ledger items, and send only from the configured address.
+   */
+  private addLicenseReport(config: PulseConfig): ScheduledJob {
+    const job = new ScheduledJob(this, 'LicenseReport', {
+      job: 'license-report',
+      schedule: Schedule.cron({ minute: '15' }),
+      alarmTopic: this.alarmTopic,
+      // A registry of a million keys streams through gzip into /tmp and then to S3 in a few minutes.
+      timeout: Duration.minutes(15),
+      memorySize: 1024,
+      environment: { ...this.jobEnvironment(config), PULSE_TEMPLATES_DIR: '/var/task/templates' },
+      assets: { 'build/templates/license-report.html': 'templates/license-report.html' },
+    });
+    this.reportingServiceSecret.grantRead(job.fn);
     job.fn.addToRolePolicy(
       new PolicyStatement({
-        actions: ['s3:PutObject', 's3:GetObject'],
-        resources: [this.archiveBucket.arnForObjects(digests)],
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        resources: [this.stateTable.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['license-report#*'] } },
+      }),
+    );
+    const prefix = config.archive?.prefix ?? 'pulse';
+    this.grantArchiveAndMail(job, config, {
+      prefixes: [`${prefix}/license-registry/*`, `${prefix}/license-reports/*`],
+      // Abort: a snapshot upload that fails leaves no parts behind.
+      actions: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'],
+      reason:
+        'Objects under the license report prefixes only: one snapshot per product and week, one folder per report.',
+    });
+    return job;
+  }
+
+  /**
+   * What a job that archives what it sends needs: `actions` on objects under `prefixes` only (never delete), the
+   * listing of those prefixes (HEAD of a missing key answers 404, not 403, only to a caller who may list it), the
+   * bucket's key, and SES only as the configured sender.
+   */
+  private grantArchiveAndMail(
+    job: ScheduledJob,
+    config: PulseConfig,
+    access: { prefixes: string[]; actions: string[]; reason: string },
+  ): void {
+    job.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: access.actions,
+        resources: access.prefixes.map((p) => this.archiveBucket.arnForObjects(p)),
       }),
     );
     job.fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:ListBucket'],
         resources: [this.archiveBucket.bucketArn],
-        conditions: { StringLike: { 's3:prefix': digests } },
+        conditions: {
+          StringLike: { 's3:prefix': access.prefixes.length === 1 ? access.prefixes[0] : access.prefixes },
+        },
       }),
     );
     this.archiveBucket.encryptionKey?.grant(job.fn, 'kms:GenerateDataKey', 'kms:Decrypt');
@@ -176,15 +232,14 @@ export class PulseStack extends Stack {
       }),
     );
     acknowledge(job.fn, [
-      [
-        'AwsSolutions-IAM5[Resource::<ArchiveBucket49F1AC64.Arn>/pulse/digests/*]',
-        'Objects under the digest prefix only.',
-      ],
+      ...access.prefixes.map((p): [string, string] => [
+        `AwsSolutions-IAM5[Resource::<ArchiveBucket49F1AC64.Arn>/${p}]`,
+        access.reason,
+      ]),
       [
         'AwsSolutions-IAM5[Resource::*]',
         'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',
       ],
     ]);
-    return job;
   }
 }

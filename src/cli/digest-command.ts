@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { EmlFileWriter } from '../adapters/mail/eml-file-writer.ts';
 import { previewDigest } from '../jobs/digest/preview.ts';
 import { runDigest } from '../jobs/digest/run-digest.ts';
-import { parseIsoWeek } from '../jobs/digest/week.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import {
   JOB_EXIT_CODES_HELP,
@@ -14,6 +13,8 @@ import {
   requireKnown,
   runJob,
 } from './job-command.ts';
+import { unknownDeliveriesOption } from './unknown-deliveries-option.ts';
+import { weekOption } from './week-option.ts';
 
 export const DIGEST_HELP = `Usage: pulse digest [options]
 
@@ -54,22 +55,12 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
     io.stdout.write(DIGEST_HELP);
     return EXIT.ok;
   }
-  const week = values.week as string | undefined;
-  if (week !== undefined) {
-    try {
-      parseIsoWeek(week);
-    } catch (e) {
-      throw new UsageError(`--week: ${(e as Error).message}`);
-    }
-  }
+  const week = weekOption(values.week as string | undefined);
   if (values['send-to'] && !values.preview) throw new UsageError('--send-to goes with --preview');
-  const unknownDeliveries = values['resend-unknown'] ? 'resend' : values['confirm-unknown'] ? 'confirm' : undefined;
-  if (values['resend-unknown'] && values['confirm-unknown']) {
-    throw new UsageError('--resend-unknown and --confirm-unknown exclude each other');
-  }
-  if (unknownDeliveries && (values.preview || values['dry-run'])) {
-    throw new UsageError(`--${unknownDeliveries}-unknown does not go with --preview or --dry-run`);
-  }
+  const unknownDeliveries = unknownDeliveriesOption(
+    values,
+    values.preview || values['dry-run'] ? '--preview or --dry-run' : undefined,
+  );
   const digestIds = values.digest as string[] | undefined;
   const setup = loadJob(values, io);
   const digestsInConfig = setup.config.digests.map((d) => d.id);

@@ -3,15 +3,12 @@
  * lays out at 375 px (phone) and 800 px without horizontal overflow. Screenshots go to test-artifacts/ for a person to
  * look at. `cid:` images cannot load in a browser, so each is replaced by a drawn placeholder of its attribute size.
  */
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
 import { renderDigestEmail } from '../../src/render/digest-email.ts';
 import { renderFailureNotice, renderUnknownDeliveryNotice } from '../../src/render/failure-notice.ts';
+import { ARTIFACTS, type EmailBrowser, openEmail, startEmailBrowser } from '../helpers/email-browser.ts';
 import { HOSTILE, hostileView, sampleView } from './sample-views.ts';
 
 /** The few browser globals the page functions below use; the project compiles without the DOM lib. */
@@ -44,39 +41,21 @@ interface PageDocument {
 /** Inside page functions only (they run in the browser, so they cannot call a helper from this file). */
 type PageGlobals = { document: PageDocument };
 
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
-
-let browser: Browser;
-let dir: string;
+let env: EmailBrowser;
 let digestHtml: string;
 let noticeHtml: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pulse-templates-'));
-  await buildTemplates(TEMPLATES_DIR, dir);
-  digestHtml = await readFile(join(dir, 'digest.html'), 'utf8');
-  noticeHtml = await readFile(join(dir, 'failure-notice.html'), 'utf8');
-  await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  env = await startEmailBrowser();
+  digestHtml = await env.template('digest');
+  noticeHtml = await env.template('failure-notice');
 });
 afterAll(async () => {
-  await browser?.close();
-  await rm(dir, { recursive: true, force: true });
+  await env?.close();
 });
 
-async function open(html: string, width: number, colorScheme: 'light' | 'dark' = 'light') {
-  const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme });
-  const dialogs: string[] = [];
-  page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.setContent(html, { waitUntil: 'load' });
-  return { page, dialogs };
-}
+const open = (html: string, width: number, colorScheme: 'light' | 'dark' = 'light') =>
+  openEmail(env.browser, html, width, colorScheme);
 
 /** Draws a bar-chart-like placeholder at 2× for every cid: image, the way the attached PNG would fill it. */
 async function fillCidImages(page: Page): Promise<number> {

@@ -10,7 +10,8 @@ import type { PreparedDigest } from './prepare.ts';
 export const digestArchivePrefix = (prefix: string, digestId: string, isoWeek: string) =>
   folderUnder(prefix, 'digests', digestId, isoWeek);
 
-async function putOnce(store: ArchiveStore, key: string, body: Uint8Array | string, contentType: string) {
+/** Writes an object unless it is there already (the first record of a week is kept); returns its key. */
+export async function putOnce(store: ArchiveStore, key: string, body: Uint8Array | string, contentType: string) {
   try {
     await store.put(key, body, { contentType, ifNoneMatch: true });
   } catch (e) {

@@ -44,8 +44,14 @@ export const emptyDigestCounts = (): DigestCounts => ({
   confirmed: 0,
 });
 
+/** The counts of deliveries, shared by every job that sends through deliver-once.ts. */
+export type DeliveryCounts = Pick<
+  DigestCounts,
+  'sent' | 'skippedAlreadySent' | 'failed' | 'sentUnconfirmed' | 'unknown' | 'inProgressElsewhere'
+>;
+
 /** Adds one recipient's delivery to the result; anything but sent, already sent or in progress elsewhere fails it. */
-export function tallyDelivery(result: JobResult<DigestCounts>, delivery: Delivery, label: string): void {
+export function tallyDelivery<C extends DeliveryCounts>(result: JobResult<C>, delivery: Delivery, label: string): void {
   const c = result.counts;
   switch (delivery.outcome) {
     case 'sent':

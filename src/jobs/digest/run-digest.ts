@@ -180,7 +180,9 @@ async function tellOwner(
 }
 
 /** `--confirm-unknown`: the operator checked that the message arrived; record it as sent, sending nothing. */
-async function confirmDelivered(ports: DigestPorts, key: string, result: JobResult<DigestCounts>): Promise<void> {
+export async function confirmDelivered<
+  C extends Pick<DigestCounts, 'confirmed' | 'skippedAlreadySent' | 'inProgressElsewhere'>,
+>(ports: Pick<DigestPorts, 'ledger' | 'clock'>, key: string, result: JobResult<C>): Promise<void> {
   const claim = await ports.ledger.claim(key, { takeOverUnknown: true });
   if (claim.outcome !== 'claimed') {
     // Settled by someone else in the meantime: count it as what it now is.

@@ -1,0 +1,25 @@
+/**
+ * Scheduled (hourly) Lambda of the weekly license registry report. Thin by design: parse the event, build the AWS
+ * adapters, call the job. The job does nothing until the report's schedule has passed, then snapshots the registry
+ * once and sends each recipient the report exactly once per ISO week.
+ */
+import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { jobMetricLine } from '../../src/app/job-metric.ts';
+import type { JobResult } from '../../src/jobs/job-result.ts';
+import { runLicenseReport } from '../../src/jobs/licenses/run-license-report.ts';
+
+/** An EventBridge scheduled event may carry `{ "detail": { "week": "2026-W46" } }` to resend a week's report. */
+interface LicenseReportEvent {
+  detail?: { week?: string };
+}
+
+export const handler = async (event: LicenseReportEvent = {}): Promise<JobResult> => {
+  const config = configFromEnv(process.env);
+  const ports = awsPorts(config, process.env);
+  const week = event.detail?.week;
+  // A rerun for a given week sends to everyone not yet sent; the hourly schedule waits for the report's time.
+  const result = await runLicenseReport(config, ports, week ? { week } : { scheduled: true });
+  ports.logger.info('license report run finished', { ...result });
+  process.stdout.write(jobMetricLine(result));
+  return result;
+};

@@ -1,0 +1,63 @@
+/** The shared CSV cell writer (formula neutralization + RFC 4180) and the snapshot's record reader, round trip. */
+import { describe, expect, it } from 'vitest';
+import { csvCell, csvRow, neutralizedCellValue } from '../../../src/jobs/licenses/csv-cells.ts';
+import { CsvRecordError, csvRecords } from '../../../src/jobs/licenses/csv-records.ts';
+
+async function read(text: string, chunk = 3): Promise<string[][]> {
+  async function* chunks() {
+    for (let i = 0; i < text.length; i += chunk) yield text.slice(i, i + chunk);
+  }
+  const rows: string[][] = [];
+  for await (const r of csvRecords(chunks())) rows.push(r);
+  return rows;
+}
+
+describe('csvCell', () => {
+  it.each([
+    ['=HYPERLINK("http://x","y")', `"'=HYPERLINK(""http://x"",""y"")"`],
+    ['+1', "'+1"],
+    ['-2+3', "'-2+3"],
+    ['@SUM(A1)', "'@SUM(A1)"],
+    ['\tcmd', "'\tcmd"],
+    ['\rcmd', `"'\rcmd"`],
+    ["'quoted", "''quoted"],
+    ['plain', 'plain'],
+    ['a,b', '"a,b"'],
+    ['line\nbreak', '"line\nbreak"'],
+    ['say "hi"', '"say ""hi"""'],
+    ['', ''],
+  ])('%j → %s', (value, cell) => {
+    expect(csvCell(value)).toBe(cell);
+  });
+
+  it('writes numbers, booleans and null as they are (a negative number is a number, not a formula)', () => {
+    expect(csvRow([-5, true, null, undefined, 0])).toBe('-5,true,,,0\r\n');
+  });
+
+  it('neutralization is undone exactly', () => {
+    for (const v of ['=1', "'=1", "''", 'x', '-', "'"]) {
+      expect(neutralizedCellValue(csvCell(v).replace(/^"|"$/g, '').replaceAll('""', '"'))).toBe(v);
+    }
+  });
+});
+
+describe('csvRecords', () => {
+  it('reads back what csvRow writes, whatever the chunking', async () => {
+    const rows = [
+      ['licenseKey', 'licenseType'],
+      ['=A1', 'a,"b"\r\nc'],
+      ['', 'x'],
+      ['ünïcode 🗝', '\r'],
+    ];
+    const text = rows.map(csvRow).join('');
+    for (const chunk of [1, 2, 5, 1000]) {
+      const back = (await read(text, chunk)).map((r) => r.map(neutralizedCellValue));
+      expect(back).toEqual(rows);
+    }
+  });
+
+  it('refuses an unterminated quote and a quote inside an unquoted cell', async () => {
+    await expect(read('a,"b\r\n')).rejects.toThrow(CsvRecordError);
+    await expect(read('a,b"c\r\n')).rejects.toThrow(/quote inside an unquoted cell/);
+  });
+});
