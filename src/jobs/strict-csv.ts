@@ -89,7 +89,8 @@ export abstract class StrictCsvReader {
 
   /** Keeps the text from `pos` on (an incomplete row) for the next chunk. */
   #keep(text: string, pos: number): void {
-    if (text.length - pos > MAX_ROW_CHARS) throw this.error(`a row longer than ${MAX_ROW_CHARS} characters`, this.#line);
+    if (text.length - pos > MAX_ROW_CHARS)
+      throw this.error(`a row longer than ${MAX_ROW_CHARS} characters`, this.#line);
     this.#carry = pos === 0 ? text : text.slice(pos);
   }
 
