@@ -112,8 +112,12 @@ export async function runLicenseSync(
 
   const reader = new SyncCsvReader();
   try {
-    for await (const chunk of input) await take(reader.push(chunk));
+    for await (const chunk of input) {
+      await take(reader.push(chunk));
+      if (reader.failure) throw reader.failure;
+    }
     await take(reader.end());
+    if (reader.failure) throw reader.failure;
   } catch (e) {
     // A file unreadable from the start is the caller's to report (nothing was sent); later, what was read is
     // completed and written, and the run fails naming the line.

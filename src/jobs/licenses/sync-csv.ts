@@ -66,13 +66,25 @@ export class SyncCsvReader extends StrictCsvReader {
   readonly #seen = new Map<string, number>();
   #rows: SyncRow[] = [];
 
+  /** Set once the file turned out malformed: the rows before it were returned, nothing after it is read. */
+  failure: SyncCsvError | undefined;
+
   push(bytes: Uint8Array): SyncRow[] {
-    this.feed(bytes);
-    return this.#take();
+    return this.#read(() => this.feed(bytes));
   }
 
   end(): SyncRow[] {
-    this.finish();
+    return this.#read(() => this.finish());
+  }
+
+  #read(step: () => void): SyncRow[] {
+    if (this.failure) return [];
+    try {
+      step();
+    } catch (e) {
+      if (!(e instanceof SyncCsvError)) throw e;
+      this.failure = e;
+    }
     return this.#take();
   }
 
