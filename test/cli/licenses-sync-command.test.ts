@@ -39,7 +39,10 @@ async function inProcess(...argv: string[]) {
 describe('pulse licenses sync', () => {
   it('round-trips a CSV: result file beside it, exit 1 for an invalid row, a rerun sends nothing', async () => {
     const file = join(tmp, 'keys.csv');
-    await writeFile(file, '\ufefflicenseKey,licenseType,expiryDate\r\nCLI-1,trial,2027-05-01\r\n"+CLI-2",,\r\nCLI-3,,2027-13-01\r\n');
+    await writeFile(
+      file,
+      '\ufefflicenseKey,licenseType,expiryDate\r\nCLI-1,trial,2027-05-01\r\n"+CLI-2",,\r\nCLI-3,,2027-13-01\r\n',
+    );
     const first = await sync(file);
     expect(first.stderr).toContain('line 4: invalid: expiryDate: "2027-13-01" is not a date');
     expect(first.code).toBe(1);
@@ -83,7 +86,16 @@ describe('pulse licenses sync', () => {
     expect((await inProcess('licenses', 'sync', file, '--local')).stderr).toContain(
       '--product is required (the config has 12345678901, 9876543210)',
     );
-    const header = await inProcess('licenses', 'sync', file, '--local', '--work-dir', join(tmp, 'w2'), '--product', PRODUCT);
+    const header = await inProcess(
+      'licenses',
+      'sync',
+      file,
+      '--local',
+      '--work-dir',
+      join(tmp, 'w2'),
+      '--product',
+      PRODUCT,
+    );
     expect(header.code).toBe(2);
     expect(header.stderr).toContain('line 1: header: unknown column "colour"');
     expect(existsSync(join(tmp, 'header.result.csv'))).toBe(false);
