@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type ArchiveCopyResult, archiveNotes, archiveRows, type ClientExportResult } from './archive-results.ts';
+import { type LicenseSyncResult, licenseSyncNotes, licenseSyncRows } from './license-sync-results.ts';
 import {
   type BundleResult,
   type ChartsResult,
@@ -99,6 +100,8 @@ log('export archive: 1 GiB ZIP, copy against a raw pipe, and the copy of 100 MiB
 const archiveCopy = runScript<ArchiveCopyResult>(script('archive-copy'));
 log('export archive: client data of 1M clients (about a minute)…');
 const clientExport = runScript<ClientExportResult>(script('client-export'));
+log('license sync: a 100,000-row CSV against the emulator, inserts and reruns (about 20 s)…');
+const licenseSync = runScript<LicenseSyncResult>(script('license-sync'));
 
 const rows: Row[] = [
   {
@@ -186,6 +189,7 @@ const rows: Row[] = [
     detail: `${digest.calls} calls; ${digest.concurrency} in flight ${digest.concurrentMs} ms, one after another ${digest.sequentialMs} ms; median of ${digest.rounds.length} rounds; ${digest.failedCalls.concurrent + digest.failedCalls.sequential} failed calls`,
   },
   ...archiveRows(archiveCopy, clientExport),
+  ...licenseSyncRows(licenseSync),
 ];
 
 const table = resultsTable(rows);
@@ -239,6 +243,7 @@ Client results: overhead ${cl.overhead.overheadMs} ms at p50 (client ${cl.overhe
 concurrency ratio per round: ${cl.concurrency.rounds.map((r) => r.ratio.toFixed(2)).join(', ')}.
 
 ${digestNotes(render, charts, bundle, digest)}
-${archiveNotes(archiveCopy, clientExport)}`,
+${archiveNotes(archiveCopy, clientExport)}
+${licenseSyncNotes(licenseSync)}`,
 );
 log(`\nwrote ${RESULTS}`);
