@@ -53,10 +53,10 @@ export async function licensesSyncCommand(args: string[], io: CliIo): Promise<nu
   if (positionals.length !== 1)
     throw new UsageError('licenses sync: give one FILE.csv; see `pulse licenses sync --help`');
   const file = positionals[0]!;
-  if (!isFile(file)) throw new UsageError(`licenses sync: ${file}: no such file`);
+  if (!exists(file, 'file')) throw new UsageError(`licenses sync: ${file}: no such file`);
   const out = (values.out as string | undefined) ?? join(dirname(file), resultNameOf(file.split(/[\\/]/).at(-1)!));
   const dryRun = values['dry-run'] === true;
-  if (!dryRun && !isFile(dirname(out), true)) throw new UsageError(`--out ${out}: no such directory`);
+  if (!dryRun && !exists(dirname(out), 'directory')) throw new UsageError(`--out ${out}: no such directory`);
   const setup = loadJob(values, io);
   const products = setup.config.products.map((p) => p.id);
   const productId = (values.product as string | undefined) ?? (products.length === 1 ? products[0] : undefined);
@@ -109,10 +109,10 @@ async function discard(writer: ResultWriter | undefined, out: string): Promise<v
   await rm(out, { force: true });
 }
 
-function isFile(path: string, directory = false): boolean {
+function exists(path: string, kind: 'file' | 'directory'): boolean {
   try {
     const s = statSync(path);
-    return directory ? s.isDirectory() : s.isFile();
+    return kind === 'directory' ? s.isDirectory() : s.isFile();
   } catch {
     return false;
   }

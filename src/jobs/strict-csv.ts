@@ -74,7 +74,10 @@ export abstract class StrictCsvReader {
   /** Hands on every complete row of `text` and keeps the incomplete rest for the next chunk. */
   #parse(text: string, final: boolean): void {
     let pos = this.#columns === 0 ? this.#header(text) : 0;
-    if (pos < 0) return this.#keep(text, 0);
+    if (pos < 0) {
+      this.#keep(text, 0);
+      return;
+    }
     this.#nextQuote = text.indexOf('"', pos);
     this.#nextCr = text.indexOf('\r', pos);
     while (pos < text.length) {

@@ -13,6 +13,7 @@ import type { Emulator } from '../../../emulator/index.ts';
 import { handler } from '../../../functions/license-sync/handler.ts';
 import { S3ArchiveStore, s3ClientFor } from '../../../src/adapters/aws/s3-archive-store.ts';
 import { ensureBucket, type RunningPeer, startS3rver } from '../../../src/adapters/local/peer-servers.ts';
+import { rawConfigFor } from '../../helpers/emulator-config.ts';
 import { startTestEmulator } from '../../helpers/emulator-session.ts';
 
 const BUCKET = 'pulse-lic-sync-test';
@@ -34,14 +35,7 @@ beforeAll(async () => {
   store = new S3ArchiveStore({ client, bucket: BUCKET });
   Object.assign(process.env, {
     PULSE_CONFIG_JSON: JSON.stringify({
-      service: {
-        baseUrl: emu.baseUrl,
-        origin: emu.origin,
-        headerPrefix: emu.headerPrefix,
-        credentials: { source: 'env' },
-      },
-      products: [{ id: productId }],
-      mail: { from: 'pulse@example.com' },
+      ...rawConfigFor(emu),
       archive: { bucket: 'replaced-by-the-environment', prefix: 'pulse' },
     }),
     PULSE_ARCHIVE_BUCKET: BUCKET,

@@ -8,12 +8,11 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.ts';
 import { ConsoleLogger } from '../../../src/adapters/console-logger.ts';
-import { reportingClientFor } from '../../../src/app/service-client.ts';
 import { type LicenseKeyRecord, type ReportingClient, TimeoutError } from '../../../src/client/index.ts';
-import { parseConfig } from '../../../src/config/load.ts';
 import { runLicenseSync, type SyncPorts } from '../../../src/jobs/licenses/run-sync.ts';
 import { SyncCsvError } from '../../../src/jobs/licenses/sync-csv.ts';
 import { resultWriter } from '../../../src/jobs/licenses/sync-result-file.ts';
+import { signedInClient } from '../../helpers/emulator-config.ts';
 import { startTestEmulator } from '../../helpers/emulator-session.ts';
 
 let emu: Emulator;
@@ -24,18 +23,7 @@ const logger = new ConsoleLogger({ service: 'test', level: 'error', write: () =>
 beforeAll(async () => {
   emu = await startTestEmulator();
   productId = emu.products[0]!.productId;
-  const config = parseConfig({
-    service: {
-      baseUrl: emu.baseUrl,
-      origin: emu.origin,
-      headerPrefix: emu.headerPrefix,
-      credentials: { source: 'env' },
-    },
-    products: [{ id: productId }],
-    mail: { from: 'pulse@example.com' },
-  });
-  client = reportingClientFor(config.service, () => emu.credentials, logger);
-  await client.signIn();
+  client = await signedInClient(emu);
 });
 afterAll(async () => {
   await client?.logout();
