@@ -222,6 +222,35 @@ describe('license sync', () => {
     expect(again.result.counts).toMatchObject({ unchanged: 2, failed: 0, batches: 0 });
   });
 
+  it("an item the service refuses is failed with the service's message; the rest of its batch is applied", async () => {
+    const [good, refusedKey] = [fresh('good'), fresh('refused')];
+    const csv = `licenseKey,expiryDate\n${good},2027-01-01\n${refusedKey},2027-01-02\n`;
+    // Our validation is the service's, so a file cannot make it refuse an item: the request is altered on its way.
+    const altering: Partial<SyncPorts> = {
+      client: {
+        searchLicenseKeys: (...a) => client.searchLicenseKeys(...a),
+        updateLicenseKeys: (id, body, o) =>
+          client.updateLicenseKeys(
+            id,
+            {
+              keyUpdates: body.keyUpdates.map((u) =>
+                u.licenseKey === refusedKey ? { ...u, expiryDate: '2027-02-30' } : u,
+              ),
+            },
+            o,
+          ),
+      },
+    };
+    const { text, result } = await sync(csv, { ports: altering });
+    expect(result.counts).toMatchObject({ inserted: 1, failed: 1 });
+    expect(text).toContain(`"2","${good}","inserted","expiryDate: 2027-01-01"`);
+    expect(text).toContain(
+      `"3","${refusedKey}","failed","refused by the service: keyUpdates[1].expiryDate: invalid date`,
+    );
+    expect(result.errors).toContain('lines 2–3: the service refused 1 of 2');
+    expect(await lookUp(refusedKey)).toBeUndefined();
+  });
+
   it('--dry-run reports new keys and changed fields and writes nothing to the service', async () => {
     const [rec] = await existingRecords();
     const newKey = fresh('dry');
