@@ -24,7 +24,8 @@ that change something (in batches of up to 1000), and writes a result file with 
 inserted, updated (with the fields changed), unchanged, invalid (line and field) or failed (with the reason).
 Running the same file again sends nothing that is already applied, and completes what failed.
 
-FILE.csv: a header row naming licenseKey and any of ${SYNC_COLUMNS.slice(1).join(', ')};
+FILE.csv: a header row naming licenseKey and any of
+${SYNC_COLUMNS.slice(1).join(', ')};
 a blank cell leaves the field unchanged, "${CLEAR}" clears expiryDate or quota; flags true/false; dates
 YYYY-MM-DD; a key repeated in the file is invalid on its later line (see README "License registry sync").
 
