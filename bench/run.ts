@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the emulator's, the client's, the weekly digest's and the export archive's performance targets,
  * measured in one run. Every measurement runs in its own child process (bench/child.ts, client.ts, render.ts,
- * charts.ts, bundle.ts, digest.ts, archive-copy.ts, client-export.ts) so timings and resident memory are clean.
+ * charts.ts, bundle.ts, digest.ts, archive-copy.ts, client-export.ts, license-sync.ts) so timings and resident memory
+ * are clean.
  * Prints a table and writes bench/RESULTS.md with medians and their ratio to each target (ratio ≤ 1 = target met).
  */
 import { execFileSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type ArchiveCopyResult, archiveNotes, archiveRows, type ClientExportResult } from './archive-results.ts';
+import { type LicenseSyncResult, licenseSyncNotes, licenseSyncRows } from './license-sync-results.ts';
 import {
   type BundleResult,
   type ChartsResult,
@@ -99,6 +101,8 @@ log('export archive: 1 GiB ZIP, copy against a raw pipe, and the copy of 100 MiB
 const archiveCopy = runScript<ArchiveCopyResult>(script('archive-copy'));
 log('export archive: client data of 1M clients (about a minute)…');
 const clientExport = runScript<ClientExportResult>(script('client-export'));
+log('license sync: a 100,000-row CSV against the emulator, inserts and reruns (about 20 s)…');
+const licenseSync = runScript<LicenseSyncResult>(script('license-sync'));
 
 const rows: Row[] = [
   {
@@ -186,6 +190,7 @@ const rows: Row[] = [
     detail: `${digest.calls} calls; ${digest.concurrency} in flight ${digest.concurrentMs} ms, one after another ${digest.sequentialMs} ms; median of ${digest.rounds.length} rounds; ${digest.failedCalls.concurrent + digest.failedCalls.sequential} failed calls`,
   },
   ...archiveRows(archiveCopy, clientExport),
+  ...licenseSyncRows(licenseSync),
 ];
 
 const table = resultsTable(rows);
@@ -239,6 +244,7 @@ Client results: overhead ${cl.overhead.overheadMs} ms at p50 (client ${cl.overhe
 concurrency ratio per round: ${cl.concurrency.rounds.map((r) => r.ratio.toFixed(2)).join(', ')}.
 
 ${digestNotes(render, charts, bundle, digest)}
-${archiveNotes(archiveCopy, clientExport)}`,
+${archiveNotes(archiveCopy, clientExport)}
+${licenseSyncNotes(licenseSync)}`,
 );
 log(`\nwrote ${RESULTS}`);

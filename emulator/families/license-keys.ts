@@ -5,7 +5,8 @@
  */
 import type { Handler } from '../http/handler.ts';
 import { asObject, optInt, reqArray } from '../http/validate.ts';
-import { keyOrder, wireRecord } from './license-keys/records.ts';
+import { wireRecord } from './license-keys/records.ts';
+import { searchOrder } from './license-keys/search.ts';
 import { parseKeyFilters } from './license-keys/search-filters.ts';
 import { upsertKeys } from './license-keys/upsert.ts';
 
@@ -18,8 +19,7 @@ const searchLicenseKeys: Handler = (ctx) => {
   // One pass in key order: count every match, keep the ones inside the page.
   const result: ReturnType<typeof wireRecord>[] = [];
   let matchingKeysCount = 0;
-  for (const k of keyOrder(reg)) {
-    if (!matches(k)) continue;
+  for (const k of searchOrder(reg, ctx.body, matches)) {
     if (matchingKeysCount >= startAt && result.length < limit) result.push(wireRecord(reg, k));
     matchingKeysCount++;
   }

@@ -3,12 +3,15 @@ import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Schedule } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import { EventType } from 'aws-cdk-lib/aws-s3';
+import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { ArchiveConfig, PulseConfig } from '../../src/config/schema.ts';
 import { assertWholeDays } from '../constructs/assert-whole-days.ts';
 import { EncryptedAlarmTopic } from '../constructs/encrypted-alarm-topic.ts';
+import { PulseFunction } from '../constructs/pulse-function.ts';
 import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ScheduledJob } from '../constructs/scheduled-job.ts';
 import { MAX_OBJECT_LOCK_DAYS, WriteOnceArchiveBucket } from '../constructs/write-once-archive-bucket.ts';
@@ -38,6 +41,7 @@ export class PulseStack extends Stack {
   public readonly digest: ScheduledJob | undefined;
   public readonly archive: { plan: ScheduledJob; copier: QueueWorker } | undefined;
   public readonly licenseReport: ScheduledJob | undefined;
+  public readonly licenseSync: PulseFunction | undefined;
 
   constructor(scope: Construct, id: string, props: PulseStackProps = {}) {
     super(scope, id, props);
@@ -78,6 +82,8 @@ export class PulseStack extends Stack {
     if (props.config && props.config.digests.length > 0) this.digest = this.addDigest(props.config);
     if (props.config?.archive) this.archive = this.addArchive(props.config, props.config.archive);
     if (props.config?.licenses?.report) this.licenseReport = this.addLicenseReport(props.config);
+    if (props.config?.archive && props.config.licenses)
+      this.licenseSync = this.addLicenseSync(props.config, props.config.archive);
   }
 
   /** The environment every Pulse function gets: in AWS the credentials always come from the stack's secret. */
@@ -241,5 +247,63 @@ export class PulseStack extends Stack {
         'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',
       ],
     ]);
+  }
+
+  /**
+   * License registry sync: a CSV uploaded under `<prefix>/license-sync/incoming/` triggers it (S3 event notification);
+   * it reads only there and writes only the result files under `…/results/` (never under incoming/, so it cannot
+   * trigger itself). No table: the sync keeps no state, the registry's diff is what makes a rerun safe.
+   */
+  private addLicenseSync(config: PulseConfig, archive: ArchiveConfig): PulseFunction {
+    const folder = `${archive.prefix.replace(/^\/+|\/+$/g, '')}/license-sync`;
+    const sync = new PulseFunction(this, 'LicenseSync', {
+      handler: 'license-sync',
+      environment: this.jobEnvironment(config),
+      alarmTopic: this.alarmTopic,
+      // 100,000 rows take seconds; the limit is for a very large file against a slow service.
+      timeout: Duration.minutes(15),
+      memorySize: 1024,
+      jobFailedAlarm: 'licenses-sync',
+    });
+    this.reportingServiceSecret.grantRead(sync.fn);
+    this.archiveBucket.encryptionKey?.grant(sync.fn, 'kms:GenerateDataKey', 'kms:Decrypt');
+    sync.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [this.archiveBucket.arnForObjects(`${folder}/incoming/*`)],
+      }),
+    );
+    sync.fn.addToRolePolicy(
+      new PolicyStatement({
+        // The result is streamed as a multipart upload; abort lets a failed run leave no parts behind.
+        actions: ['s3:PutObject', 's3:AbortMultipartUpload'],
+        resources: [this.archiveBucket.arnForObjects(`${folder}/results/*`)],
+      }),
+    );
+    this.archiveBucket.addEventNotification(EventType.OBJECT_CREATED, new LambdaDestination(sync.fn), {
+      prefix: `${folder}/incoming/`,
+      suffix: '.csv',
+    });
+    acknowledge(sync.fn, [
+      [
+        `AwsSolutions-IAM5[Resource::<ArchiveBucket49F1AC64.Arn>/${folder}/incoming/*]`,
+        'Reads the uploaded CSVs only: any file name under the incoming folder.',
+      ],
+      [
+        `AwsSolutions-IAM5[Resource::<ArchiveBucket49F1AC64.Arn>/${folder}/results/*]`,
+        'Writes the result files only: one per uploaded CSV, under the results folder.',
+      ],
+      ['AwsSolutions-IAM5[Resource::*]', 'X-Ray trace segments have no resource ARN.'],
+    ]);
+    // CDK's own singleton that configures bucket notifications at deploy time (it never runs afterwards).
+    const notifications = this.node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
+    if (notifications)
+      acknowledge(notifications, [
+        [
+          'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+          "CDK's bucket-notifications handler: the managed policy only lets it write its own logs.",
+        ],
+      ]);
+    return sync;
   }
 }

@@ -4,6 +4,7 @@
  */
 import { type CliIo, UsageError } from './io.ts';
 import { LICENSES_REPORT_HELP, licensesReportCommand } from './licenses-report-command.ts';
+import { LICENSES_SYNC_HELP, licensesSyncCommand } from './licenses-sync-command.ts';
 
 interface Subcommand {
   run(args: string[], io: CliIo): Promise<number>;
@@ -13,6 +14,7 @@ interface Subcommand {
 /** One entry per subcommand; `alerts` is the default. */
 const SUBCOMMANDS: Record<string, Subcommand> = {
   report: { run: licensesReportCommand, help: LICENSES_REPORT_HELP },
+  sync: { run: licensesSyncCommand, help: LICENSES_SYNC_HELP },
 };
 
 export const LICENSES_HELP = `Usage: pulse licenses [alerts|report|sync] [options]

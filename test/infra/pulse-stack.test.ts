@@ -3,6 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.ts';
 import { synthPulse } from './synth-pulse.ts';
 
 const { stack, template, findings } = synthPulse();
@@ -155,5 +156,69 @@ describe('props validation', () => {
 
   it('accepts the 100-year Object Lock maximum', () => {
     expect(() => synthPulse({ props: { archiveRetentionDays: 36_500 } })).not.toThrow();
+  });
+});
+
+describe('license sync function', () => {
+  const config = loadConfig(new URL('../../examples/pulse.config.json', import.meta.url).pathname);
+  const synth = synthPulse({ props: { config } });
+  const syncFn = () => {
+    const fns = synth.template.findResources('AWS::Lambda::Function', {
+      Properties: { Environment: { Variables: Match.objectLike({ PULSE_JOB: 'license-sync' }) } },
+    });
+    expect(Object.keys(fns)).toHaveLength(1);
+    return Object.keys(fns)[0]!;
+  };
+  /** The statements of the policies attached to the function's role. */
+  const statements = () => {
+    const role = synth.template.findResources('AWS::Lambda::Function')[syncFn()]!.Properties.Role['Fn::GetAtt'][0];
+    const policies = synth.template.findResources('AWS::IAM::Policy', {
+      Properties: { Roles: [{ Ref: role }] },
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
+    return Object.values(policies).flatMap((p: any) => p.Properties.PolicyDocument.Statement);
+  };
+
+  it('is triggered by CSVs created under <prefix>/license-sync/incoming/', () => {
+    synth.template.hasResourceProperties('Custom::S3BucketNotifications', {
+      NotificationConfiguration: {
+        LambdaFunctionConfigurations: [
+          Match.objectLike({
+            Events: ['s3:ObjectCreated:*'],
+            Filter: {
+              Key: {
+                FilterRules: Match.arrayWith([
+                  { Name: 'suffix', Value: '.csv' },
+                  { Name: 'prefix', Value: 'pulse/license-sync/incoming/' },
+                ]),
+              },
+            },
+          }),
+        ],
+      },
+    });
+  });
+
+  it('may read only incoming/, write only results/, read its secret, and never delete or touch the table', () => {
+    const json = JSON.stringify(statements());
+    const s3 = statements().filter((s) => JSON.stringify(s.Action).includes('s3:'));
+    expect(s3.map((s) => [s.Action, JSON.stringify(s.Resource)])).toEqual([
+      ['s3:GetObject', expect.stringContaining('/pulse/license-sync/incoming/*')],
+      [['s3:AbortMultipartUpload', 's3:PutObject'], expect.stringContaining('/pulse/license-sync/results/*')],
+    ]);
+    expect(json).toContain('secretsmanager:GetSecretValue');
+    expect(json).not.toContain('dynamodb:');
+    expect(json).not.toContain('s3:DeleteObject');
+  });
+
+  it('alarms on function errors and on reported job failures; cdk-nag is clean', () => {
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'JobFailed',
+      Dimensions: [{ Name: 'job', Value: 'licenses-sync' }],
+    });
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: 'Pulse license-sync: the function failed',
+    });
+    expect(synth.findings).toEqual([]);
   });
 });

@@ -6,8 +6,9 @@
  *    Excel, LibreOffice and Google Sheets as a formula (`=HYPERLINK(…)` leaks data when clicked). Such a cell gets a
  *    leading `'`, which spreadsheets show as text. A cell that already starts with `'` gets one more, so the rule can
  *    be undone exactly (`neutralizedCellValue`): a program reading the file back gets the original text.
- * 2. RFC 4180 quoting: a cell holding `"`, `,`, CR or LF is wrapped in quotes with each `"` doubled. Rows end with
- *    CRLF.
+ * 2. RFC 4180 quoting: a cell holding `"`, `,`, CR or LF is wrapped in quotes with each `"` doubled (with
+ *    `quoteAll`, every cell is: the sync's result file, whose free-text column should never look like anything
+ *    else). Rows end with CRLF.
  */
 
 /** Characters that make a spreadsheet read a cell as a formula, plus `'` itself (see rule 1). */
@@ -20,14 +21,21 @@ export const neutralizeCell = (value: string): string => (FORMULA_START.test(val
 /** The original text of a cell written by `neutralizeCell` (one leading `'` removed). */
 export const neutralizedCellValue = (cell: string): string => (cell.startsWith("'") ? cell.slice(1) : cell);
 
-/** One cell: neutralized, then quoted when RFC 4180 requires it. null and undefined are empty cells. */
-export function csvCell(value: string | number | boolean | null | undefined): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value !== 'string') return String(value);
-  const text = neutralizeCell(value);
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+export interface CsvOptions {
+  /** Quote every cell, not only those RFC 4180 requires. */
+  quoteAll?: boolean;
+}
+
+type CellValue = string | number | boolean | null | undefined;
+
+/** One cell: neutralized, then quoted when RFC 4180 requires it (or always, with `quoteAll`). null is empty. */
+export function csvCell(value: CellValue, opts: CsvOptions = {}): string {
+  // Numbers and booleans are Pulse's own (counts, line numbers): never neutralized (a negative number is no formula).
+  const text =
+    value === null || value === undefined ? '' : typeof value === 'string' ? neutralizeCell(value) : String(value);
+  return opts.quoteAll || NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** One row, CRLF-terminated. */
-export const csvRow = (cells: readonly (string | number | boolean | null | undefined)[]): string =>
-  `${cells.map(csvCell).join(',')}\r\n`;
+export const csvRow = (cells: readonly CellValue[], opts: CsvOptions = {}): string =>
+  `${cells.map((c) => csvCell(c, opts)).join(',')}\r\n`;

@@ -34,6 +34,10 @@ describe('csvCell', () => {
     expect(csvRow([-5, true, null, undefined, 0])).toBe('-5,true,,,0\r\n');
   });
 
+  it('with quoteAll quotes every cell, numbers and empty ones too, and still neutralizes formulas', () => {
+    expect(csvRow([2, 'a', null, '=1+1', 'say "hi"'], { quoteAll: true })).toBe(`"2","a","","'=1+1","say ""hi"""\r\n`);
+  });
+
   it('neutralization is undone exactly', () => {
     for (const v of ['=1', "'=1", "''", 'x', '-', "'"]) {
       expect(neutralizedCellValue(csvCell(v).replace(/^"|"$/g, '').replaceAll('""', '"'))).toBe(v);
@@ -49,7 +53,7 @@ describe('csvRecords', () => {
       ['', 'x'],
       ['ünïcode 🗝', '\r'],
     ];
-    const text = rows.map(csvRow).join('');
+    const text = rows.map((r) => csvRow(r)).join('');
     for (const chunk of [1, 2, 5, 1000]) {
       const back = (await read(text, chunk)).map((r) => r.map(neutralizedCellValue));
       expect(back).toEqual(rows);

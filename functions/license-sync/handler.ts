@@ -1,0 +1,38 @@
+/**
+ * Lambda of the license registry sync, triggered by S3 when a CSV lands under `<prefix>/license-sync/incoming/`
+ * (README "License registry sync"). Thin by design: decode the event's keys, build the AWS adapters, run the job
+ * (src/jobs/licenses/sync-upload.ts refuses hostile keys and writes the result file under `…/results/`).
+ */
+import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { jobMetricLine } from '../../src/app/job-metric.ts';
+import type { JobResult } from '../../src/jobs/job-result.ts';
+import { syncUploadedCsv } from '../../src/jobs/licenses/sync-upload.ts';
+
+/** The part of an S3 event notification the job reads. */
+interface S3Event {
+  Records?: { s3: { bucket: { name: string }; object: { key: string } } }[];
+}
+
+/** S3 event keys are URL-encoded with `+` for spaces. */
+const decodeKey = (key: string): string => decodeURIComponent(key.replace(/\+/g, ' '));
+
+export const handler = async (event: S3Event = {}): Promise<JobResult[]> => {
+  const config = configFromEnv(process.env);
+  const ports = awsPorts(config, process.env);
+  const results: JobResult[] = [];
+  try {
+    for (const record of event.Records ?? []) {
+      const result = await syncUploadedCsv(
+        config,
+        { ...ports, archive: ports.archive! },
+        decodeKey(record.s3.object.key),
+      );
+      ports.logger.info('license sync finished', { ...result });
+      process.stdout.write(jobMetricLine(result));
+      results.push(result);
+    }
+  } finally {
+    await ports.client.logout().catch(() => undefined);
+  }
+  return results;
+};
