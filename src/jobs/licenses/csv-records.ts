@@ -1,60 +1,42 @@
 /**
- * RFC 4180 records read back from a stream of text (a registry snapshot written with csv-cells.ts): one array of
- * cells per record, as the text arrives, so memory holds one chunk and one record whatever the file's size. Cells
- * are returned as written (quotes removed, `""` as `"`); undoing the formula neutralization is the caller's choice.
+ * RFC 4180 records read back from a stream (a registry snapshot written with csv-cells.ts): one array of cells per
+ * record, the header first, as the bytes arrive, so memory holds one chunk and its records whatever the file's size.
+ * The parsing is the shared strict reader's (src/jobs/strict-csv.ts); cells are returned as written (quotes removed,
+ * `""` as `"`); undoing the formula neutralization is the caller's choice.
  */
+import { StrictCsvReader } from '../strict-csv.ts';
 
 export class CsvRecordError extends Error {
   override name = 'CsvRecordError';
 }
 
-/** A record still open after this many characters is malformed (an unterminated quote would swallow the file). */
-const MAX_RECORD_CHARS = 1024 * 1024;
-
-export async function* csvRecords(text: AsyncIterable<string>): AsyncGenerator<string[], void, undefined> {
-  let cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  /** Inside a quoted cell, a `"` was just read: either the closing quote or the first of `""`. */
-  let quoteSeen = false;
-  let size = 0;
-  let record = 1;
-  for await (const chunk of text) {
-    const out: string[][] = [];
-    for (let i = 0; i < chunk.length; i++) {
-      const c = chunk[i]!;
-      if (++size > MAX_RECORD_CHARS) throw new CsvRecordError(`record ${record}: longer than ${MAX_RECORD_CHARS}`);
-      if (quoted) {
-        if (quoteSeen) {
-          quoteSeen = false;
-          if (c === '"') {
-            cell += '"';
-            continue;
-          }
-          quoted = false; // the closing quote; `c` is read below as what follows the cell
-        } else {
-          if (c === '"') quoteSeen = true;
-          else cell += c;
-          continue;
-        }
-      }
-      if (c === ',') {
-        cells.push(cell);
-        cell = '';
-      } else if (c === '\n') {
-        if (cell.endsWith('\r')) cell = cell.slice(0, -1);
-        cells.push(cell);
-        out.push(cells);
-        cells = [];
-        cell = '';
-        size = 0;
-        record++;
-      } else if (c === '"' && cell === '') quoted = true;
-      else if (c === '"') throw new CsvRecordError(`record ${record}: a quote inside an unquoted cell`);
-      else cell += c;
-    }
-    yield* out;
+/** Collects what the strict reader hands on, for the generator below to yield between chunks. */
+class RecordCollector extends StrictCsvReader {
+  readonly records: string[][] = [];
+  protected error(message: string, line: number): Error {
+    return new CsvRecordError(`line ${line}: ${message}`);
   }
-  if (quoted && !quoteSeen) throw new CsvRecordError(`record ${record}: unterminated quoted cell`);
-  if (cell !== '' || cells.length > 0) yield [...cells, cell.endsWith('\r') ? cell.slice(0, -1) : cell];
+  protected header(names: string[]): void {
+    this.records.push([...names]);
+  }
+  protected row(cells: readonly string[]): void {
+    this.records.push([...cells]);
+  }
+  push(bytes: Uint8Array): void {
+    this.feed(bytes);
+  }
+  end(): void {
+    this.finish();
+  }
+}
+
+/** Bytes, not text: a chunk may end inside a character, which the reader's streaming decoder carries over. */
+export async function* csvRecords(input: AsyncIterable<Uint8Array>): AsyncGenerator<string[], void, undefined> {
+  const reader = new RecordCollector();
+  for await (const chunk of input) {
+    reader.push(chunk);
+    yield* reader.records.splice(0);
+  }
+  reader.end();
+  yield* reader.records.splice(0);
 }

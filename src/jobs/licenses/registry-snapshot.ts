@@ -74,7 +74,7 @@ export async function readSnapshot(
   const object = await store.read(key);
   if (!object) return undefined;
   return (async function* () {
-    const text = object.body.pipe(createGunzip()).setEncoding('utf8');
+    const text = object.body.pipe(createGunzip());
     try {
       let column: Record<string, number> | undefined;
       for await (const cells of csvRecords(text)) {

@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { csvCell, csvRow, neutralizedCellValue } from '../../../src/jobs/licenses/csv-cells.ts';
 import { CsvRecordError, csvRecords } from '../../../src/jobs/licenses/csv-records.ts';
 
+/** `text` as UTF-8 bytes in chunks of `chunk` bytes (cutting through characters, as a stream may). */
 async function read(text: string, chunk = 3): Promise<string[][]> {
+  const bytes = Buffer.from(text);
   async function* chunks() {
-    for (let i = 0; i < text.length; i += chunk) yield text.slice(i, i + chunk);
+    for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
   }
   const rows: string[][] = [];
   for await (const r of csvRecords(chunks())) rows.push(r);
@@ -60,8 +62,8 @@ describe('csvRecords', () => {
     }
   });
 
-  it('refuses an unterminated quote and a quote inside an unquoted cell', async () => {
-    await expect(read('a,"b\r\n')).rejects.toThrow(CsvRecordError);
-    await expect(read('a,b"c\r\n')).rejects.toThrow(/quote inside an unquoted cell/);
+  it('refuses an unterminated quote and a quote inside an unquoted cell, naming the line', async () => {
+    await expect(read('k,v\r\na,"b\r\n')).rejects.toThrow(CsvRecordError);
+    await expect(read('k,v\r\nx,y\r\na,b"c\r\n')).rejects.toThrow(/^line 3: /);
   });
 });

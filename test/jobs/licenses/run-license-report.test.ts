@@ -105,10 +105,10 @@ async function snapshotCsv(key: string) {
   const gz = await env.peers.archive.get(key);
   expect(object && gz).toBeTruthy();
   const rows: string[][] = [];
-  async function* text() {
-    yield gunzipSync(gz!).toString('utf8');
+  async function* bytes() {
+    yield gunzipSync(gz!);
   }
-  for await (const r of csvRecords(text())) rows.push(r);
+  for await (const r of csvRecords(bytes())) rows.push(r);
   return { metadata: object!.metadata, gz: gz!, csv: gunzipSync(gz!).toString('utf8'), rows };
 }
 
