@@ -103,5 +103,10 @@ export function generateRegistry(
   for (let key = 0; key < k; key++) {
     if (clientCount[key] === 0) records[key]!.addedDate = today - (rng.u32() % 400);
   }
-  return { registry: { records, index, clientCount, lastSeenDay: lastSeen }, clientKey, clientType };
+  const bulk = { count: 0, seed: 0, today, overrides: new Map() }; // sized by generateAll
+  return {
+    registry: { records, index, clientCount, lastSeenDay: lastSeen, bulk, changed: new Set() },
+    clientKey,
+    clientType,
+  };
 }
