@@ -1,7 +1,8 @@
 /**
- * `npm run bench`: the emulator's, the client's, the weekly digest's and the export archive's performance targets,
- * measured in one run. Every measurement runs in its own child process (bench/child.ts, client.ts, render.ts,
- * charts.ts, bundle.ts, digest.ts, archive-copy.ts, client-export.ts) so timings and resident memory are clean.
+ * `npm run bench`: the emulator's, the client's, the weekly digest's, the export archive's and the license registry
+ * read's performance targets, measured in one run. Every measurement runs in its own child process (bench/child.ts,
+ * client.ts, render.ts, charts.ts, bundle.ts, digest.ts, archive-copy.ts, client-export.ts, license-registry.ts) so
+ * timings and resident memory are clean.
  * Prints a table and writes bench/RESULTS.md with medians and their ratio to each target (ratio ≤ 1 = target met).
  */
 import { execFileSync } from 'node:child_process';
@@ -9,6 +10,8 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type ArchiveCopyResult, archiveNotes, archiveRows, type ClientExportResult } from './archive-results.ts';
+import type { LicenseRegistryResult } from './license-registry.ts';
+import { licenseRegistryNotes } from './license-results.ts';
 import {
   type BundleResult,
   type ChartsResult,
@@ -99,6 +102,8 @@ log('export archive: 1 GiB ZIP, copy against a raw pipe, and the copy of 100 MiB
 const archiveCopy = runScript<ArchiveCopyResult>(script('archive-copy'));
 log('export archive: client data of 1M clients (about a minute)…');
 const clientExport = runScript<ClientExportResult>(script('client-export'));
+log('license registry: 100k and 1M keys read through streamRegistry (about a minute)…');
+const licenseRegistry = runScript<LicenseRegistryResult>(script('license-registry'));
 
 const rows: Row[] = [
   {
@@ -192,6 +197,7 @@ const table = resultsTable(rows);
 
 log('');
 log(table);
+log(licenseRegistryNotes(licenseRegistry));
 writeFileSync(
   RESULTS,
   `# Benchmark results
@@ -239,6 +245,7 @@ Client results: overhead ${cl.overhead.overheadMs} ms at p50 (client ${cl.overhe
 concurrency ratio per round: ${cl.concurrency.rounds.map((r) => r.ratio.toFixed(2)).join(', ')}.
 
 ${digestNotes(render, charts, bundle, digest)}
-${archiveNotes(archiveCopy, clientExport)}`,
+${archiveNotes(archiveCopy, clientExport)}
+${licenseRegistryNotes(licenseRegistry)}`,
 );
 log(`\nwrote ${RESULTS}`);
