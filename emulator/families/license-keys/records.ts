@@ -86,10 +86,13 @@ function withBulk(reg: LicenseRegistry, stored: Int32Array): Int32Array {
   const all = new Int32Array(stored.length + count);
   let o = 0;
   let j = 0; // next bulk number to place
+  const lastBulk = bulkKeyText(count - 1);
   for (const k of stored) {
     const key = reg.records[k]!.licenseKey;
-    let lo = j;
-    let hi = count;
+    // Most stored keys sort before or after every bulk key: no search for those.
+    const after = compareCodePoints(lastBulk, key) < 0;
+    let lo = after ? count : j;
+    let hi = after || j === count || compareCodePoints(bulkKeyText(j), key) >= 0 ? lo : count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (compareCodePoints(bulkKeyText(mid), key) < 0) lo = mid + 1;
