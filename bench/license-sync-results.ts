@@ -84,7 +84,7 @@ round before it again, so every row is unchanged and nothing is sent. Rows per s
 of the whole sync, sign-in included.
 
 - The emulator looks a search's \`licenseKey\` stringArray up in the registry's index
-  (emulator/families/license-keys/search.ts) instead of testing every record: without it each batch's lookup cost
+  (emulator/families/license-keys/search-filters.ts) instead of testing every record: without it each batch's lookup cost
   grew with the registry (every round adds ${r.rows} keys), and the rerun's 100 searches each scanned it.
 - Memory: the job holds at most \`concurrency\` batches, plus the keys seen so far (to refuse a key repeated in the
   file), so what stays live grows slowly with the file, not with the registry. Most of the peak is garbage V8 has

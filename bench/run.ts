@@ -3,6 +3,10 @@
  * measured in one run. Every measurement runs in its own child process (bench/child.ts, client.ts, render.ts,
  * charts.ts, bundle.ts, digest.ts, archive-copy.ts, client-export.ts, license-sync.ts) so timings and resident memory
  * are clean.
+ * `npm run bench`: the emulator's, the client's, the weekly digest's, the export archive's and the license registry
+ * read's performance targets, measured in one run. Every measurement runs in its own child process (bench/child.ts,
+ * client.ts, render.ts, charts.ts, bundle.ts, digest.ts, archive-copy.ts, client-export.ts, license-registry.ts) so
+ * timings and resident memory are clean.
  * Prints a table and writes bench/RESULTS.md with medians and their ratio to each target (ratio ≤ 1 = target met).
  */
 import { execFileSync } from 'node:child_process';
@@ -10,6 +14,8 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type ArchiveCopyResult, archiveNotes, archiveRows, type ClientExportResult } from './archive-results.ts';
+import type { LicenseRegistryResult } from './license-registry.ts';
+import { licenseRegistryNotes } from './license-results.ts';
 import { type LicenseSyncResult, licenseSyncNotes, licenseSyncRows } from './license-sync-results.ts';
 import {
   type BundleResult,
@@ -103,6 +109,8 @@ log('export archive: client data of 1M clients (about a minute)…');
 const clientExport = runScript<ClientExportResult>(script('client-export'));
 log('license sync: a 100,000-row CSV against the emulator, inserts and reruns (about 20 s)…');
 const licenseSync = runScript<LicenseSyncResult>(script('license-sync'));
+log('license registry: 100k and 1M keys read through streamRegistry (about a minute)…');
+const licenseRegistry = runScript<LicenseRegistryResult>(script('license-registry'));
 
 const rows: Row[] = [
   {
@@ -197,6 +205,7 @@ const table = resultsTable(rows);
 
 log('');
 log(table);
+log(licenseRegistryNotes(licenseRegistry));
 writeFileSync(
   RESULTS,
   `# Benchmark results
@@ -245,6 +254,7 @@ concurrency ratio per round: ${cl.concurrency.rounds.map((r) => r.ratio.toFixed(
 
 ${digestNotes(render, charts, bundle, digest)}
 ${archiveNotes(archiveCopy, clientExport)}
-${licenseSyncNotes(licenseSync)}`,
+${licenseSyncNotes(licenseSync)}
+${licenseRegistryNotes(licenseRegistry)}`,
 );
 log(`\nwrote ${RESULTS}`);

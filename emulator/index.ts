@@ -46,7 +46,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Emulat
   const options = resolveOptions(input);
   const clock = new Clock(options.today ? Clock.noonOf(options.today) : undefined);
   const today = dayOfMs(clock.now());
-  const data = generateAll({ seed: options.seed, clients: options.clients, today });
+  const data = generateAll({ seed: options.seed, clients: options.clients, today, registryKeys: options.registryKeys });
   const products = new Map<string, ProductData>(data.map((pd) => [pd.product.productId, pd]));
   if (options.dataDir) for (const pd of data) loadRegistryChanges(options.dataDir, pd);
 

@@ -27,6 +27,9 @@ export interface EmulatorOptions {
   downloadUrlTtlMinutes?: number;
   bodyLimitBytes?: number;
   faults?: FaultProfile;
+  /** Least number of keys in each product's license registry (e.g. 1,000,000 for the bench); the keys beyond the
+   * generated ones have no clients and are derived on demand, so they cost neither start-up time nor memory. */
+  registryKeys?: number;
   /** Where license-registry changes are persisted (JSON); in memory only when absent. */
   dataDir?: string;
 }
@@ -52,6 +55,7 @@ export const DEFAULTS = {
   maxSessionsPerUser: 5,
   downloadUrlTtlMinutes: 15,
   bodyLimitBytes: 1024 * 1024,
+  registryKeys: 0,
 } as const;
 
 const bad = (field: string, problem: string): never => {
@@ -75,6 +79,7 @@ export function resolveOptions(o: EmulatorOptions): ResolvedOptions {
   int('sessionIdleMinutes', r.sessionIdleMinutes, 1, 7 * 24 * 60);
   int('maxSessionsPerUser', r.maxSessionsPerUser, 1, 1000);
   int('downloadUrlTtlMinutes', r.downloadUrlTtlMinutes, 1, 7 * 24 * 60);
+  int('registryKeys', r.registryKeys, 0, 100_000_000);
   int('bodyLimitBytes', r.bodyLimitBytes, 1024, 64 * 1024 * 1024);
   let origin: URL | undefined;
   try {

@@ -1,10 +1,13 @@
 /**
  * Persists license registry changes under `--data-dir` so inserted and updated keys survive a restart.
- * The whole registry of a product is written atomically (temp file + rename) after every change; on start, saved
- * records overwrite generated ones by key and unknown keys are appended, so a changed seed cannot corrupt indexes.
+ * The changed records of a product (every record an upsert touched since generation, in id order) are written
+ * atomically (temp file + rename) after every change: the generated keys can be made again from the seed, so a
+ * registry of millions of keys costs only its changes. On start, saved records overwrite generated ones by key and
+ * unknown keys are appended, so a changed seed cannot corrupt indexes.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BULK_BASE, findKey, recordOf } from './data/license-bulk.ts';
 import type { LicenseKeyRecord, ProductData } from './data/model.ts';
 
 const fileOf = (dir: string, pd: ProductData) => join(dir, `license-registry-${pd.product.productId}.json`);
@@ -13,7 +16,9 @@ export function saveRegistryChanges(dir: string, pd: ProductData): void {
   mkdirSync(dir, { recursive: true });
   const file = fileOf(dir, pd);
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ version: 1, records: pd.registry.records }));
+  const reg = pd.registry;
+  const records = [...reg.changed].sort((a, b) => a - b).map((k) => recordOf(reg, k));
+  writeFileSync(tmp, JSON.stringify({ version: 1, records }));
   renameSync(tmp, file);
 }
 
@@ -25,12 +30,15 @@ export function loadRegistryChanges(dir: string, pd: ProductData): void {
     return;
   }
   const saved = JSON.parse(text) as { version: number; records: LicenseKeyRecord[] };
+  const reg = pd.registry;
   for (const rec of saved.records) {
-    const k = pd.registry.index.get(rec.licenseKey);
-    if (k !== undefined) pd.registry.records[k] = rec;
-    else {
-      pd.registry.index.set(rec.licenseKey, pd.registry.records.length);
-      pd.registry.records.push(rec);
-    }
+    let k = findKey(reg, rec.licenseKey);
+    if (k === undefined) {
+      k = reg.records.length;
+      reg.index.set(rec.licenseKey, k);
+      reg.records.push(rec);
+    } else if (k >= BULK_BASE) reg.bulk.overrides.set(k, rec);
+    else reg.records[k] = rec;
+    reg.changed.add(k);
   }
 }

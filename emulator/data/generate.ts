@@ -19,12 +19,23 @@ export interface GenerateOptions {
   /** Clients of the first product; the others get a share of it (at least 40). */
   clients: number;
   today: Day;
+  /** Least number of keys in each product's license registry; keys beyond the generated ones are bulk keys. */
+  registryKeys?: number;
 }
 
 export function generateAll(opts: GenerateOptions): ProductData[] {
-  return PRODUCT_DEFINITIONS.map(({ clientShare, ...product }, k) =>
-    generateProduct(product, Math.max(40, Math.round(opts.clients * clientShare)), hash3(opts.seed, k, 7), opts.today),
-  );
+  return PRODUCT_DEFINITIONS.map(({ clientShare, ...product }, k) => {
+    const seed = hash3(opts.seed, k, 7);
+    const pd = generateProduct(product, Math.max(40, Math.round(opts.clients * clientShare)), seed, opts.today);
+    const reg = pd.registry;
+    reg.bulk = {
+      count: Math.max(0, (opts.registryKeys ?? 0) - reg.records.length),
+      seed,
+      today: pd.today,
+      overrides: new Map(),
+    };
+    return pd;
+  });
 }
 
 const HEX_CODES = Array.from('0123456789ABCDEF', (c) => c.charCodeAt(0));

@@ -1,6 +1,32 @@
 /**
- * The generated license key registry. Besides random keys it plants the cases the license alerts must find:
- * expired keys, keys expiring in exactly 1, 7, 14, 30 and 60 days, over-quota keys and blocked keys still in use.
+ * The generated license key registry. Besides random keys it plants the cases the license jobs must find. Days are
+ * relative to the data set's today; "recent" clients were last seen in the last 3 days.
+ *
+ * At the start of the registry, random key texts, found by position (`PLANTED.indexOf(name)`):
+ *
+ * | name            | type      | expiry        | clients                                                    |
+ * |-----------------|-----------|---------------|------------------------------------------------------------|
+ * | `expired`       | purchased | today − 3     | 1 recent (so also used after its expiry)                   |
+ * | `in1` … `in60`  | purchased | today + 1, 7, 14, 30, 60 | 1 recent each                                   |
+ * | `overQuota`     | purchased | today + 200   | 3 recent, quota 1 (overQuotaCount 2)                       |
+ * | `blockedActive` | purchased | today + 300   | 1 recent; blocked, not allowed                             |
+ *
+ * After the random keys, fixed key texts (`PLANTED_KEYS`; find them with `plantedIndex`):
+ *
+ * | name           | key text                   | type                          | expiry     | clients (last seen)         |
+ * |----------------|----------------------------|-------------------------------|------------|-----------------------------|
+ * | `trialEnding`  | `TRIAL-ENDING-7D`          | trial                         | today + 7  | 2 recent                    |
+ * | `trialExpired` | `TRIAL-EXPIRED-2D`         | trial                         | today − 2  | 1, 3–12 days ago (before expiry) |
+ * | `expiredInUse` | `EXPIRED-IN-USE-10D`       | subscription                  | today − 10 | 2 recent (after expiry)     |
+ * | `heavyIn30`    | `HEAVY-IN30`               | purchased, quota 10           | today + 30 | 6 in the last 7 days, 1 31–59 days ago |
+ * | `dormantIn14`  | `DORMANT-IN14`             | purchased                     | today + 14 | 2, 31–59 days ago (none in the last 30) |
+ * | `hostileKey`   | `HOSTILE_KEY_TEXT` below   | purchased                     | today + 7  | 1 recent                    |
+ * | `hostileType`  | `HOSTILE-TYPE-IMG`         | `<img src=x onerror=alert(1)>` | today + 14 | 1 recent                   |
+ * | `formulaType`  | `HOSTILE-TYPE-FORMULA`     | `=HYPERLINK("http://x")`      | today + 30 | 1 recent                    |
+ *
+ * All are allowed and not blocked; `expired` is set when the expiry is before today. Planted clients are picked by
+ * their last-seen day without drawing from the random stream, so the random keys and their clients are the same as
+ * before these keys were planted. Small products may lack clients for some; the first product (400+ clients) never.
  */
 import { StringColumnBuilder } from './columns.ts';
 import type { Day } from './dates.ts';
@@ -31,6 +57,84 @@ const PLANTED_EXPIRY: Record<(typeof PLANTED)[number], number | null> = {
   overQuota: 200,
   blockedActive: 300,
 };
+
+/** A key text with everything an email or a CSV cell must neutralize: a formula start, markup, both quotes, `#`,
+ * non-ASCII letters, a character beyond U+FFFF and spaces. */
+export const HOSTILE_KEY_TEXT = `=1+1 <script>alert("key")</script> 'q' #frag Ünïcødé \u{1F600} end`;
+
+interface Plant {
+  key: string;
+  type: string;
+  expiry: number;
+  quota?: number;
+  /** Clients by last-seen day relative to today: [from, to] inclusive, how many. */
+  clients: [from: number, to: number, count: number][];
+}
+const RECENT: [number, number, number] = [-2, 0, 1];
+/** Fixed-text planted keys (see the top); the order is their order after the random keys. */
+const MORE_NAMES = [
+  'trialEnding',
+  'trialExpired',
+  'expiredInUse',
+  'hostileKey',
+  'hostileType',
+  'formulaType',
+  'heavyIn30',
+  'dormantIn14',
+] as const;
+const MORE: Record<(typeof MORE_NAMES)[number], Plant> = {
+  trialEnding: { key: 'TRIAL-ENDING-7D', type: 'trial', expiry: 7, clients: [[-2, 0, 2]] },
+  trialExpired: { key: 'TRIAL-EXPIRED-2D', type: 'trial', expiry: -2, clients: [[-12, -3, 1]] },
+  expiredInUse: { key: 'EXPIRED-IN-USE-10D', type: 'subscription', expiry: -10, clients: [[-2, 0, 2]] },
+  hostileKey: { key: HOSTILE_KEY_TEXT, type: 'purchased', expiry: 7, clients: [RECENT] },
+  hostileType: { key: 'HOSTILE-TYPE-IMG', type: '<img src=x onerror=alert(1)>', expiry: 14, clients: [RECENT] },
+  formulaType: { key: 'HOSTILE-TYPE-FORMULA', type: '=HYPERLINK("http://x")', expiry: 30, clients: [RECENT] },
+  heavyIn30: {
+    key: 'HEAVY-IN30',
+    type: 'purchased',
+    expiry: 30,
+    quota: 10,
+    clients: [
+      [-6, 0, 6],
+      [-59, -31, 1],
+    ],
+  },
+  dormantIn14: { key: 'DORMANT-IN14', type: 'purchased', expiry: 14, clients: [[-59, -31, 2]] },
+};
+export type PlantedName = (typeof PLANTED)[number] | (typeof MORE_NAMES)[number];
+export const PLANTED_KEYS = Object.fromEntries(MORE_NAMES.map((name) => [name, MORE[name].key])) as Readonly<
+  Record<(typeof MORE_NAMES)[number], string>
+>;
+
+/** Record id of a planted key, by name. */
+export function plantedIndex(reg: LicenseRegistry, name: PlantedName): number {
+  const at = (PLANTED as readonly string[]).indexOf(name);
+  return at >= 0 ? at : reg.index.get(MORE[name as (typeof MORE_NAMES)[number]].key)!;
+}
+
+/**
+ * Clients for the fixed-text planted keys: client number → record id. First fit in client order, skipping clients
+ * already taken; only last-seen days are read, never the random stream.
+ */
+function reserveClients(first: number, today: Day, lastSeenDay: Int32Array, taken: Int32Array): Map<number, number> {
+  const slots = MORE_NAMES.flatMap((name, j) =>
+    MORE[name].clients.map(([from, to, count]) => ({
+      key: first + j,
+      from: today + from,
+      to: today + to,
+      left: count,
+    })),
+  );
+  const reserved = new Map<number, number>();
+  for (let i = 0; i < lastSeenDay.length && slots.some((s) => s.left > 0); i++) {
+    if (taken[i] !== -1) continue;
+    const slot = slots.find((s) => s.left > 0 && lastSeenDay[i]! >= s.from && lastSeenDay[i]! <= s.to);
+    if (!slot) continue;
+    slot.left--;
+    reserved.set(i, slot.key);
+  }
+  return reserved;
+}
 
 export interface GeneratedRegistry {
   registry: LicenseRegistry;
@@ -73,10 +177,23 @@ export function generateRegistry(
     });
   }
 
+  for (const p of MORE_NAMES.map((name) => MORE[name])) {
+    index.set(p.key, records.length);
+    records.push({
+      licenseKey: p.key,
+      licenseType: p.type,
+      licenseStatus: { activated: false, allowed: true, blocked: false, expired: p.expiry < 0 },
+      expiryDate: today + p.expiry,
+      addedDate: today,
+      autoCollected: true,
+      quota: p.quota ?? null,
+    });
+  }
+
   const clientKey = new Int32Array(n).fill(-1);
   const clientType = new StringColumnBuilder(n);
-  const clientCount = new Uint32Array(k);
-  const lastSeen = new Int32Array(k).fill(-1);
+  const clientCount = new Uint32Array(records.length);
+  const lastSeen = new Int32Array(records.length).fill(-1);
   const assign = (i: number, key: number) => {
     clientKey[i] = key;
     clientCount[key]! += 1;
@@ -95,13 +212,26 @@ export function generateRegistry(
   });
   const overQuota = PLANTED.indexOf('overQuota');
   for (const i of recent.slice(PLANTED.length)) assign(i, overQuota);
+  const reserved = reserveClients(k, today, lastSeenDay, clientKey);
   for (let i = 0; i < n; i++) {
     if (clientKey[i] !== -1) continue;
-    if (rng.chance(0.85)) assign(i, PLANTED.length + (rng.u32() % (k - PLANTED.length)));
-    else clientType.set(i, rng.chance(0.5) ? 'freeware' : null);
+    // A reserved client draws as if it were not, so that the clients after it get the keys they always had.
+    const planted = reserved.get(i);
+    if (rng.chance(0.85)) {
+      const drawn = PLANTED.length + (rng.u32() % (k - PLANTED.length));
+      assign(i, planted ?? drawn);
+    } else if (planted !== undefined) {
+      rng.chance(0.5);
+      assign(i, planted);
+    } else clientType.set(i, rng.chance(0.5) ? 'freeware' : null);
   }
   for (let key = 0; key < k; key++) {
     if (clientCount[key] === 0) records[key]!.addedDate = today - (rng.u32() % 400);
   }
-  return { registry: { records, index, clientCount, lastSeenDay: lastSeen }, clientKey, clientType };
+  const bulk = { count: 0, seed: 0, today, overrides: new Map() }; // sized by generateAll
+  return {
+    registry: { records, index, clientCount, lastSeenDay: lastSeen, bulk, changed: new Set() },
+    clientKey,
+    clientType,
+  };
 }

@@ -79,7 +79,17 @@ export interface LicenseKeyRecord {
   quota: number | null;
 }
 
+/** Keys beyond the generated ones, derived on demand (see license-bulk.ts); only upserted ones are stored. */
+export interface BulkKeys {
+  count: number;
+  seed: number;
+  today: Day;
+  /** Record id → the record as an upsert left it. */
+  overrides: Map<number, LicenseKeyRecord>;
+}
+
 export interface LicenseRegistry {
+  /** Generated, planted and inserted keys; a record id below BULK_BASE indexes this array. */
   records: LicenseKeyRecord[];
   /** licenseKey → index in `records`. */
   index: Map<string, number>;
@@ -87,6 +97,9 @@ export interface LicenseRegistry {
    * later have no clients, so these arrays are only as long as the generated part. */
   clientCount: Uint32Array;
   lastSeenDay: Int32Array;
+  bulk: BulkKeys;
+  /** Ids of the records an upsert changed (or dataDir restored): all that persistence has to write. */
+  changed: Set<number>;
 }
 
 export interface ProductData {

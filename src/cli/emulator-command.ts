@@ -26,6 +26,7 @@ Options:
   --password W         sign-in password (default $PULSE_EMULATOR_PASSWORD or the built-in default in the README)
   --faults FILE        fault-injection profile (JSON)
   --data-dir DIR       persist license registry changes here
+  --registry-keys N    at least N keys in each license registry (default: about clients/4; e.g. 1000000)
   -h, --help           show this help
 `;
 
@@ -48,6 +49,7 @@ export function emulatorOptionsFromArgs(args: string[], env: CliIo['env']): Emul
     password: { type: 'string' },
     faults: { type: 'string' },
     'data-dir': { type: 'string' },
+    'registry-keys': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
@@ -69,6 +71,7 @@ export function emulatorOptionsFromArgs(args: string[], env: CliIo['env']): Emul
   set('password', str('password') ?? env.PULSE_EMULATOR_PASSWORD);
   set('faults', faults);
   set('dataDir', str('data-dir'));
+  set('registryKeys', intOption('registry-keys', str('registry-keys')));
   return opts;
 }
 

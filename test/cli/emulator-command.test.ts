@@ -28,6 +28,7 @@ describe('pulse CLI', () => {
     expect(r.stdout).toContain('emulator');
     const e = await runPulse(['emulator', '--help']);
     expect(e.stdout).toContain('--storage-port');
+    expect(e.stdout).toContain('--registry-keys');
   });
 
   it('works through npx after npm ci', async () => {
@@ -41,6 +42,8 @@ describe('pulse CLI', () => {
     expect(await runPulse(['emulator', '--clients', 'many'])).toMatchObject({ code: 2 });
     expect((await runPulse(['emulator', '--clients', 'many'])).stderr).toContain('--clients');
     expect((await runPulse(['emulator', '--origin', 'not a url'])).stderr).toContain('origin:');
+    expect((await runPulse(['emulator', '--registry-keys', '1e6'])).stderr).toContain('--registry-keys');
+    expect((await runPulse(['emulator', '--registry-keys', '999999999'])).stderr).toContain('registryKeys:');
     expect((await runPulse(['emulator', '--bogus'])).code).toBe(2);
     expect((await runPulse(['frobnicate'])).stderr).toContain('unknown command');
   });

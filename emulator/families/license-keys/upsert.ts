@@ -3,6 +3,7 @@
  * failing item changes nothing; its 400-style message goes to `failed` and the batch goes on.
  */
 import type { Day } from '../../data/dates.ts';
+import { findKey, storedRecord } from '../../data/license-bulk.ts';
 import type { LicenseRegistry, LicenseStatus } from '../../data/model.ts';
 import { ApiError } from '../../http/errors.ts';
 import { asObject, at, dateValue, isObject, optBool, reqInt, reqString } from '../../http/validate.ts';
@@ -57,7 +58,7 @@ export function upsertKeys(reg: LicenseRegistry, items: readonly unknown[], toda
       result.failed.push({ licenseKey: key, message: e.message });
       return;
     }
-    let k = reg.index.get(u.licenseKey);
+    let k = findKey(reg, u.licenseKey);
     if (k === undefined) {
       k = reg.records.length;
       reg.index.set(u.licenseKey, k);
@@ -72,7 +73,8 @@ export function upsertKeys(reg: LicenseRegistry, items: readonly unknown[], toda
       });
       result.inserted++;
     } else result.updated++;
-    const rec = reg.records[k]!;
+    const rec = storedRecord(reg, k);
+    reg.changed.add(k);
     if (u.licenseType !== undefined) rec.licenseType = u.licenseType;
     if (u.licenseStatus) Object.assign(rec.licenseStatus, u.licenseStatus);
     if (u.expiryDate !== undefined) rec.expiryDate = u.expiryDate;

@@ -11,6 +11,7 @@ import type { LicenseKeyRecord } from '../../../src/client/index.ts';
 import { Licenses } from '../../../src/config/licenses-schema.ts';
 import type { PulseConfig } from '../../../src/config/schema.ts';
 import { addDays } from '../../../src/jobs/digest/week.ts';
+import { neutralizedCellValue } from '../../../src/jobs/licenses/csv-cells.ts';
 import { csvRecords } from '../../../src/jobs/licenses/csv-records.ts';
 import { readStoredFigures } from '../../../src/jobs/licenses/registry-snapshot.ts';
 import { runLicenseReport } from '../../../src/jobs/licenses/run-license-report.ts';
@@ -181,7 +182,8 @@ describe('the first report', () => {
     expect(snap.metadata['key-count']).toBe(String(records.length));
     expect(snap.metadata['snapshot-date']).toBe('2026-11-22');
     expect(snap.rows[0]![0]).toBe('licenseKey');
-    const keys = snap.rows.slice(1).map((r) => r[0]);
+    // Cells are stored neutralized against formula injection (a planted key starts with `=`): undone to compare.
+    const keys = snap.rows.slice(1).map((r) => neutralizedCellValue(r[0]!));
     expect(keys).toHaveLength(records.length);
     expect(new Set(keys)).toEqual(new Set(records.map((r) => r.licenseKey)));
     expect(snap.csv.endsWith('\r\n')).toBe(true);
