@@ -3,6 +3,7 @@
  * listed in SUBCOMMANDS. Without a subcommand (or with options first) it runs the alerts.
  */
 import { type CliIo, UsageError } from './io.ts';
+import { LICENSES_ALERTS_HELP, licensesAlertsCommand } from './licenses-alerts-command.ts';
 
 interface Subcommand {
   run(args: string[], io: CliIo): Promise<number>;
@@ -10,7 +11,9 @@ interface Subcommand {
 }
 
 /** One entry per subcommand; `alerts` is the default. */
-const SUBCOMMANDS: Record<string, Subcommand> = {};
+const SUBCOMMANDS: Record<string, Subcommand> = {
+  alerts: { run: licensesAlertsCommand, help: LICENSES_ALERTS_HELP },
+};
 
 export const LICENSES_HELP = `Usage: pulse licenses [alerts|report|sync] [options]
 

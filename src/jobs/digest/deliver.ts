@@ -6,6 +6,7 @@
 import type { DigestConfig, PulseConfig } from '../../config/schema.ts';
 import { renderUnknownDeliveryNotice } from '../../render/index.ts';
 import { type Delivery, type DeliveryPorts, deliverOnce } from '../deliver-once.ts';
+import { tallyDelivery as tallyOutcome } from '../delivery-tally.ts';
 import type { JobResult } from '../job-result.ts';
 import { ownerNoticeMessage } from './failure-notice.ts';
 
@@ -44,32 +45,9 @@ export const emptyDigestCounts = (): DigestCounts => ({
   confirmed: 0,
 });
 
-/** Adds one recipient's delivery to the result; anything but sent, already sent or in progress elsewhere fails it. */
-export function tallyDelivery(result: JobResult<DigestCounts>, delivery: Delivery, label: string): void {
-  const c = result.counts;
-  switch (delivery.outcome) {
-    case 'sent':
-      c.sent++;
-      return;
-    case 'alreadySent':
-      c.skippedAlreadySent++;
-      return;
-    case 'inProgressElsewhere':
-      c.inProgressElsewhere++;
-      return;
-    case 'failed':
-      c.failed++;
-      break;
-    case 'sentUnconfirmed':
-      c.sentUnconfirmed++;
-      break;
-    case 'unknown':
-      c.unknown++;
-      break;
-  }
-  result.ok = false;
-  result.errors.push(`${label}: ${delivery.outcome}: ${delivery.error ?? ''}`);
-}
+/** Adds one recipient's delivery to the result (the shared tally, with the digest's counter names). */
+export const tallyDelivery = (result: JobResult<DigestCounts>, delivery: Delivery, label: string): void =>
+  tallyOutcome(result, delivery, label);
 
 export interface UnknownDelivery {
   address: string;
