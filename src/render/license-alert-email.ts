@@ -11,8 +11,8 @@ export interface LicenseAlertView {
   /** The recipient's local date, e.g. "Tuesday 24 Nov 2026". */
   dateLabel: string;
   intro: string;
-  /** Alerts per stage and per label, one line each. */
-  summary: { text: string; count: number }[];
+  /** Alerts per stage ("By stage") and per label ("By label"), one line each. */
+  summaries: { title: string; lines: { text: string; count: number }[] }[];
   groups: {
     title: string;
     rows: {
@@ -50,7 +50,7 @@ export function renderLicenseAlertEmail(view: LicenseAlertView, compiledHtml?: s
     weekLabel: view.dateLabel,
     preview: view.intro,
     intro: view.intro,
-    summary: view.summary,
+    summaries: view.summaries,
     groups: view.groups.map((g) => ({
       title: g.title,
       countText: `${g.rows.length} key${g.rows.length === 1 ? '' : 's'}`,
@@ -70,7 +70,11 @@ export function renderLicenseAlertEmail(view: LicenseAlertView, compiledHtml?: s
 
 function licenseAlertText(view: LicenseAlertView): string {
   const lines = [view.title, view.dateLabel, '', view.intro, ''];
-  for (const s of view.summary) lines.push(`  ${s.text}: ${s.count}`);
+  if (view.moreText) lines.push(view.moreText, '');
+  for (const s of view.summaries) {
+    lines.push(`${s.title}:`);
+    for (const l of s.lines) lines.push(`  ${l.text}: ${l.count}`);
+  }
   for (const g of view.groups) {
     lines.push('', `== ${g.title} (${g.rows.length}) ==`);
     for (const r of g.rows) {
@@ -84,7 +88,6 @@ function licenseAlertText(view: LicenseAlertView): string {
       if (r.labels.length > 0) lines.push(`  [${r.labels.map((l) => l.text).join('] [')}]`);
     }
   }
-  if (view.moreText) lines.push('', view.moreText);
   lines.push('', '--', view.footer, '');
   return lines.join('\n');
 }

@@ -77,24 +77,29 @@ export function alertView(alerts: ShownAlert[], maxKeys: number, ctx: ViewContex
       labels: a.labels.map((l) => ({ text: LABEL_TITLES[l], tone: LABEL_TONES[l] })),
     });
   }
-  const summary: LicenseAlertView['summary'] = [];
   const stageCounts = new Map<Stage, number>();
   for (const a of alerts) stageCounts.set(a.stage, (stageCounts.get(a.stage) ?? 0) + 1);
-  for (const [stage, count] of stageCounts) summary.push({ text: stageTitle(stage), count });
-  for (const label of LABELS) {
-    const count = alerts.filter((a) => a.labels.includes(label)).length;
-    if (count > 0) summary.push({ text: LABEL_TITLES[label], count });
-  }
+  const byLabel = LABELS.map((l) => ({
+    text: LABEL_TITLES[l],
+    count: alerts.filter((a) => a.labels.includes(l)).length,
+  }));
+  const summaries = [
+    { title: 'By stage', lines: [...stageCounts].map(([stage, count]) => ({ text: stageTitle(stage), count })) },
+    { title: 'By label', lines: byLabel.filter((l) => l.count > 0) },
+  ].filter((s) => s.lines.length > 0);
   const keys = new Set(alerts.map((a) => `${a.productId}\u0000${a.key.licenseKey}`)).size;
   return {
     title: 'License keys that need action',
     dateLabel: `${shortDate(ctx.today)} ${ctx.today.slice(0, 4)}`,
-    intro: `${plural(keys, 'license key')} reached a new alert stage (${plural(alerts.length, 'alert')}).`,
-    summary,
+    intro:
+      keys === alerts.length
+        ? `${plural(keys, 'license key')} reached a new alert stage.`
+        : `${plural(keys, 'license key')} reached a new alert stage (${alerts.length} alerts: some keys are in two).`,
+    summaries,
     groups,
     moreText:
       shown.length < alerts.length
-        ? `Showing the ${shown.length} most urgent of ${alerts.length} alerts. All of them are in the attached CSV file.`
+        ? `Showing the ${shown.length} most urgent of ${alerts.length} alerts; all of them are in the attached CSV file.`
         : null,
     footer: ctx.footer,
   };

@@ -98,5 +98,5 @@ export function stageTitle(stage: Stage): string {
   if (stage === 'expiry-day') return 'Expires today';
   const [side, days] = stage.split('-') as [string, string];
   const n = `${days} day${days === '1' ? '' : 's'}`;
-  return side === 'before' ? `Expires within ${n}` : `Expired ${n} ago or more`;
+  return side === 'before' ? `Expires within ${n}` : `Expired at least ${n} ago`;
 }
