@@ -7,6 +7,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { ArchiveConfig, PulseConfig } from '../../src/config/schema.ts';
+import { LICENSE_ALERT_PREFIX } from '../../src/jobs/licenses/ledger-key.ts';
 import { assertWholeDays } from '../constructs/assert-whole-days.ts';
 import { EncryptedAlarmTopic } from '../constructs/encrypted-alarm-topic.ts';
 import { QueueWorker } from '../constructs/queue-worker.ts';
@@ -37,6 +38,7 @@ export class PulseStack extends Stack {
   public readonly alarmTopic: Topic;
   public readonly digest: ScheduledJob | undefined;
   public readonly archive: { plan: ScheduledJob; copier: QueueWorker } | undefined;
+  public readonly licenseAlerts: ScheduledJob | undefined;
 
   constructor(scope: Construct, id: string, props: PulseStackProps = {}) {
     super(scope, id, props);
@@ -76,6 +78,7 @@ export class PulseStack extends Stack {
 
     if (props.config && props.config.digests.length > 0) this.digest = this.addDigest(props.config);
     if (props.config?.archive) this.archive = this.addArchive(props.config, props.config.archive);
+    if (props.config?.licenses) this.licenseAlerts = this.addLicenseAlerts(props.config);
   }
 
   /** The environment every Pulse function gets: in AWS the credentials always come from the stack's secret. */
@@ -180,6 +183,44 @@ export class PulseStack extends Stack {
         'AwsSolutions-IAM5[Resource::<ArchiveBucket49F1AC64.Arn>/pulse/digests/*]',
         'Objects under the digest prefix only.',
       ],
+      [
+        'AwsSolutions-IAM5[Resource::*]',
+        'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',
+      ],
+    ]);
+    return job;
+  }
+
+  /**
+   * License alerts: hourly, so every recipient is told at its own local send time (the job sends each alert once).
+   * The ledger items it may touch are its own (`license-alert#…`): a leading-key condition, not the whole table.
+   */
+  private addLicenseAlerts(config: PulseConfig): ScheduledJob {
+    const job = new ScheduledJob(this, 'LicenseAlerts', {
+      job: 'license-alerts',
+      schedule: Schedule.cron({ minute: '10' }),
+      alarmTopic: this.alarmTopic,
+      timeout: Duration.minutes(15),
+      memorySize: 512,
+      environment: { ...this.jobEnvironment(config), PULSE_TEMPLATES_DIR: '/var/task/templates' },
+      assets: { 'build/templates/license-alert.html': 'templates/license-alert.html' },
+    });
+    this.reportingServiceSecret.grantRead(job.fn);
+    job.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        resources: [this.stateTable.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LICENSE_ALERT_PREFIX}*`] } },
+      }),
+    );
+    job.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'ses:FromAddress': config.mail.from } },
+      }),
+    );
+    acknowledge(job.fn, [
       [
         'AwsSolutions-IAM5[Resource::*]',
         'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',

@@ -43,7 +43,7 @@ export async function licensesAlertsCommand(args: string[], io: CliIo): Promise<
   if (!setup.config.licenses) throw new UsageError('the config has no "licenses" section: nothing to alert');
   const watched = setup.config.licenses.productIds ?? setup.config.products.map((p) => p.id);
   requireKnown('--product', productIds, watched, "the config's license products");
-  return runJob('licenses', setup, io, async (runtime) => {
+  return runJob('license-alerts', setup, io, async (runtime) => {
     const result = await runLicenseAlerts(runtime.config, runtime.ports, {
       ...(productIds ? { productIds } : {}),
       dryRun: values['dry-run'] === true,

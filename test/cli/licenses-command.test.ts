@@ -53,7 +53,7 @@ describe('pulse licenses --local', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     const result = JSON.parse(first.stdout);
-    expect(result).toMatchObject({ job: 'licenses', ok: true, errors: [] });
+    expect(result).toMatchObject({ job: 'license-alerts', ok: true, errors: [] });
     expect(result.counts.emails).toBe(3);
     expect(result.counts.alertsSent).toBeGreaterThan(0);
     expect(result.counts['label:revenueLeak']).toBeGreaterThan(0);
@@ -66,7 +66,7 @@ describe('pulse licenses --local', () => {
     const again = await pulse('licenses', 'alerts', '--local', '--work-dir', workDir);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(
-      /^licenses: ok \(keysScanned \d+, recordsUnreadable 0, alertsSent 0, alertsSkippedAlreadySent [1-9]/,
+      /^license-alerts: ok \(keysScanned \d+, recordsUnreadable 0, alertsSent 0, alertsSkippedAlreadySent [1-9]/,
     );
     expect(await licenseMails(workDir)).toHaveLength(3);
   });
@@ -100,7 +100,7 @@ describe('pulse start', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.job)).toEqual(['digest', 'archive', 'licenses']);
+    expect(lines.map((l) => l.job)).toEqual(['digest', 'archive', 'license-alerts']);
     expect(lines[2]).toMatchObject({ ok: true, counts: { emails: 3 } });
     expect(await licenseMails(workDir)).toHaveLength(3);
 
@@ -109,7 +109,7 @@ describe('pulse start', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(again[2]).toMatchObject({ job: 'licenses', ok: true, counts: { emails: 0, alertsSent: 0 } });
+    expect(again[2]).toMatchObject({ job: 'license-alerts', ok: true, counts: { emails: 0, alertsSent: 0 } });
     expect(again[2].counts.alertsSkippedAlreadySent).toBe(lines[2].counts.alertsSent);
     expect(await licenseMails(workDir)).toHaveLength(3);
   }, 180_000);

@@ -46,7 +46,7 @@ export async function runLicenseAlerts(
   opts: LicenseAlertOptions = {},
 ): Promise<JobResult<LicenseAlertCounts>> {
   const result: JobResult<LicenseAlertCounts> = {
-    job: 'licenses',
+    job: 'license-alerts',
     ok: true,
     counts: emptyLicenseAlertCounts(),
     outputs: [],
