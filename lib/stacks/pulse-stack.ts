@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aw
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Schedule } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
@@ -16,6 +17,23 @@ import { MAX_OBJECT_LOCK_DAYS, WriteOnceArchiveBucket } from '../constructs/writ
 
 function acknowledge(scope: Construct, findings: [id: string, reason: string][]): void {
   for (const [id, reason] of findings) Validations.of(scope).acknowledge({ id, reason });
+}
+
+/** SES sending, only as the configured sender (a function that mails; X-Ray's `*` is acknowledged with it). */
+function allowMailFrom(fn: IFunction, config: PulseConfig): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'ses:FromAddress': config.mail.from } },
+    }),
+  );
+  acknowledge(fn, [
+    [
+      'AwsSolutions-IAM5[Resource::*]',
+      'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',
+    ],
+  ]);
 }
 
 /** The config as the Lambdas get it: credentials from the stack's secret, never from the environment. */
@@ -171,21 +189,11 @@ export class PulseStack extends Stack {
       }),
     );
     this.archiveBucket.encryptionKey?.grant(job.fn, 'kms:GenerateDataKey', 'kms:Decrypt');
-    job.fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'ses:FromAddress': config.mail.from } },
-      }),
-    );
+    allowMailFrom(job.fn, config);
     acknowledge(job.fn, [
       [
         'AwsSolutions-IAM5[Resource::<ArchiveBucket49F1AC64.Arn>/pulse/digests/*]',
         'Objects under the digest prefix only.',
-      ],
-      [
-        'AwsSolutions-IAM5[Resource::*]',
-        'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',
       ],
     ]);
     return job;
@@ -213,19 +221,7 @@ export class PulseStack extends Stack {
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LICENSE_ALERT_PREFIX}*`] } },
       }),
     );
-    job.fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'ses:FromAddress': config.mail.from } },
-      }),
-    );
-    acknowledge(job.fn, [
-      [
-        'AwsSolutions-IAM5[Resource::*]',
-        'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',
-      ],
-    ]);
+    allowMailFrom(job.fn, config);
     return job;
   }
 }

@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONFIG } from '../../src/app/local-runtime.ts';
-import type { CliIo } from '../../src/cli/io.ts';
-import { main } from '../../src/cli/main.ts';
+import { pulseMain } from '../helpers/pulse-main.ts';
 
 let tmp: string;
 
@@ -21,17 +20,7 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-async function pulse(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-    env: { PULSE_USER: 'u', PULSE_PASSWORD: 'p' },
-  };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
+const pulse = pulseMain;
 
 /** License alert emails in the outbox: recipient per message. */
 async function licenseMails(workDir: string): Promise<string[]> {

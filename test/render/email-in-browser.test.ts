@@ -6,12 +6,12 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
 import { renderDigestEmail } from '../../src/render/digest-email.ts';
 import { renderFailureNotice, renderUnknownDeliveryNotice } from '../../src/render/failure-notice.ts';
+import { ARTIFACTS, launchChromium, openHtml } from '../helpers/chromium.ts';
 import { HOSTILE, hostileView, sampleView } from './sample-views.ts';
 
 /** The few browser globals the page functions below use; the project compiles without the DOM lib. */
@@ -44,8 +44,6 @@ interface PageDocument {
 /** Inside page functions only (they run in the browser, so they cannot call a helper from this file). */
 type PageGlobals = { document: PageDocument };
 
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
-
 let browser: Browser;
 let dir: string;
 let digestHtml: string;
@@ -57,26 +55,15 @@ beforeAll(async () => {
   digestHtml = await readFile(join(dir, 'digest.html'), 'utf8');
   noticeHtml = await readFile(join(dir, 'failure-notice.html'), 'utf8');
   await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-async function open(html: string, width: number, colorScheme: 'light' | 'dark' = 'light') {
-  const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme });
-  const dialogs: string[] = [];
-  page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.setContent(html, { waitUntil: 'load' });
-  return { page, dialogs };
-}
+const open = (html: string, width: number, colorScheme: 'light' | 'dark' = 'light') =>
+  openHtml(browser, html, width, colorScheme);
 
 /** Draws a bar-chart-like placeholder at 2× for every cid: image, the way the attached PNG would fill it. */
 async function fillCidImages(page: Page): Promise<number> {

@@ -6,8 +6,7 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
 import type { ShownAlert } from '../../src/jobs/licenses/alert.ts';
@@ -15,6 +14,7 @@ import { alertView, byUrgency } from '../../src/jobs/licenses/alert-view.ts';
 import type { Label } from '../../src/jobs/licenses/labels.ts';
 import type { Stage } from '../../src/jobs/licenses/stage.ts';
 import { renderLicenseAlertEmail } from '../../src/render/license-alert-email.ts';
+import { ARTIFACTS, launchChromium, openHtml } from '../helpers/chromium.ts';
 
 interface PageDocument {
   title: string;
@@ -24,7 +24,6 @@ interface PageDocument {
 }
 type PageGlobals = { document: PageDocument };
 
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const HOSTILE_KEY = `<script>alert("key")</script>=HYPERLINK("x") # ü😀`;
 const HOSTILE_TYPE = `<img src=x onerror=alert("type")>`;
 
@@ -37,10 +36,7 @@ beforeAll(async () => {
   await buildTemplates(TEMPLATES_DIR, dir);
   templateHtml = await readFile(join(dir, 'license-alert.html'), 'utf8');
   await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -98,13 +94,7 @@ const ctx = {
 };
 
 async function open(html: string, width: number, colorScheme: 'light' | 'dark' = 'light') {
-  const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme });
-  const dialogs: string[] = [];
-  page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.setContent(html, { waitUntil: 'load' });
+  const { page, dialogs } = await openHtml(browser, html, width, colorScheme);
   const dom = await page.evaluate(() => {
     const { document } = globalThis as unknown as PageGlobals;
     return {
