@@ -161,7 +161,11 @@ describe('digest text part', () => {
 describe('compiled templates on disk', () => {
   it('the build writes one HTML file per top-level template, none for partials', async () => {
     const written = await buildTemplates(TEMPLATES_DIR, dir);
-    expect(written.map((f) => f.slice(dir.length + 1)).sort()).toEqual(['digest.html', 'failure-notice.html', 'license-alert.html']);
+    expect(written.map((f) => f.slice(dir.length + 1)).sort()).toEqual([
+      'digest.html',
+      'failure-notice.html',
+      'license-alert.html',
+    ]);
     expect(templatesDir()).toBe(BUILD_DIR);
   });
 
