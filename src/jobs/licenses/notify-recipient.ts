@@ -21,8 +21,19 @@ import { fetchUsage, type KeyUsage, type UsageWindows } from './usage.ts';
 
 /** Gmail clips HTML above 102 KB; the email stays below this with room for headers. */
 export const MAX_HTML_BYTES = 100_000;
-/** Claims written at once. */
-const CLAIMS_IN_FLIGHT = 16;
+/** Ledger calls in flight at once. */
+const LEDGER_IN_FLIGHT = 16;
+
+/** Each alert with what `call` answered for it, LEDGER_IN_FLIGHT calls at a time, in order. */
+async function inBatches<T>(alerts: Alert[], call: (a: Alert) => Promise<T>): Promise<[Alert, T][]> {
+  const out: [Alert, T][] = [];
+  for (let i = 0; i < alerts.length; i += LEDGER_IN_FLIGHT) {
+    const batch = alerts.slice(i, i + LEDGER_IN_FLIGHT);
+    const answers = await Promise.all(batch.map(call));
+    out.push(...answers.map((answer, j): [Alert, T] => [batch[j]!, answer]));
+  }
+  return out;
+}
 
 export interface RunContext {
   config: PulseConfig;
@@ -96,18 +107,12 @@ function describe(shown: ShownAlert[]): string {
 async function claim(ctx: RunContext, alerts: Alert[]): Promise<Alert[]> {
   const claimed: Alert[] = [];
   const unknown: Alert[] = [];
-  for (let i = 0; i < alerts.length; i += CLAIMS_IN_FLIGHT) {
-    const batch = alerts.slice(i, i + CLAIMS_IN_FLIGHT);
-    const outcomes = await Promise.all(
-      batch.map((a) => ctx.ports.ledger.claim(a.ledgerKey, ctx.resendUnknown ? { takeOverUnknown: true } : {})),
-    );
-    outcomes.forEach((o, j) => {
-      const a = batch[j]!;
-      if (o.outcome === 'claimed') claimed.push(a);
-      else if (o.outcome === 'done') addTo(ctx.result, 'alertsSkippedAlreadySent');
-      else if (o.outcome === 'busy') addTo(ctx.result, 'alertsInProgressElsewhere');
-      else unknown.push(a);
-    });
+  const claimOptions = ctx.resendUnknown ? { takeOverUnknown: true } : {};
+  for (const [a, o] of await inBatches(alerts, (a) => ctx.ports.ledger.claim(a.ledgerKey, claimOptions))) {
+    if (o.outcome === 'claimed') claimed.push(a);
+    else if (o.outcome === 'done') addTo(ctx.result, 'alertsSkippedAlreadySent');
+    else if (o.outcome === 'busy') addTo(ctx.result, 'alertsInProgressElsewhere');
+    else unknown.push(a);
   }
   reportUnknown(ctx, unknown);
   return claimed;
@@ -117,8 +122,8 @@ async function claim(ctx: RunContext, alerts: Alert[]): Promise<Alert[]> {
 async function unsent(ctx: RunContext, alerts: Alert[]): Promise<Alert[]> {
   const due: Alert[] = [];
   const unknown: Alert[] = [];
-  for (const a of alerts) {
-    const record = await ctx.ports.ledger.get(a.ledgerKey);
+  const records = await inBatches(alerts, (a) => ctx.ports.ledger.get(a.ledgerKey));
+  for (const [a, record] of records) {
     if (record === undefined) due.push(a);
     else if (record.state === 'done') addTo(ctx.result, 'alertsSkippedAlreadySent');
     else if (record.state === 'in-progress') addTo(ctx.result, 'alertsInProgressElsewhere');

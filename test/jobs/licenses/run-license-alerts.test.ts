@@ -195,6 +195,7 @@ describe('exactly once', () => {
     expect(mail.html).toContain('&lt;b&gt;trial&lt;/b&gt;');
   });
 
+  // Reads the hostile key the test above inserted (tests in a file run in order).
   it('neutralizes formula cells in the CSV attachment', async () => {
     const result = await env.run(owner('csv@example.com', { maxKeysInEmail: 1 }), { productIds: [product] });
     expect(result.ok).toBe(true);
