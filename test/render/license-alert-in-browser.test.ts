@@ -12,6 +12,7 @@ import { buildTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts'
 import type { ShownAlert } from '../../src/jobs/licenses/alert.ts';
 import { alertView, byUrgency } from '../../src/jobs/licenses/alert-view.ts';
 import type { Label } from '../../src/jobs/licenses/labels.ts';
+import { MAX_HTML_BYTES, renderFitting } from '../../src/jobs/licenses/notify-recipient.ts';
 import type { Stage } from '../../src/jobs/licenses/stage.ts';
 import { renderLicenseAlertEmail } from '../../src/render/license-alert-email.ts';
 import { ARTIFACTS, launchChromium, openHtml } from '../helpers/chromium.ts';
@@ -125,6 +126,20 @@ describe('the license alert email in Chromium', () => {
     expect(dom.text).toContain(HOSTILE_TYPE);
     expect(dom.text).toContain('Showing the 50 most urgent of 69 alerts');
     expect(dom.title).toBe('License keys that need action · 23 Nov 2026');
+  });
+
+  it('shows fewer keys than maxKeysInEmail when their HTML would pass 100 KB', () => {
+    const long = Array.from({ length: 500 }, (_, i) =>
+      alert(i, 'before-7', ['renewalPriority'], {
+        licenseKey: `${i}-${'Ω'.repeat(250)}`,
+        licenseType: 'x'.repeat(200),
+      }),
+    );
+    const { rendered, limit } = renderFitting(long, 500, ctx);
+    expect(Buffer.byteLength(rendered.html)).toBeLessThanOrEqual(MAX_HTML_BYTES);
+    expect(limit).toBeGreaterThan(10);
+    expect(limit).toBeLessThan(500);
+    expect(rendered.text).toContain(`Showing the ${limit} most urgent of 500 alerts`);
   });
 
   it('fits 375 px in dark mode; screenshot saved', async () => {

@@ -14,7 +14,7 @@ import { tallyDelivery } from '../delivery-tally.ts';
 import { localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
 import type { Alert, RecipientAlerts, ShownAlert } from './alert.ts';
-import { alertCsv, alertView, byUrgency } from './alert-view.ts';
+import { alertCsv, alertView, byUrgency, type ViewContext } from './alert-view.ts';
 import { addTo, EMAIL_COUNTERS, type LicenseAlertCounts } from './counts.ts';
 import { labelsOf } from './labels.ts';
 import { fetchUsage, type KeyUsage, type UsageWindows } from './usage.ts';
@@ -160,18 +160,23 @@ async function ensureUsage(ctx: RunContext, alerts: Alert[]): Promise<void> {
   }
 }
 
-function messageFor(ctx: RunContext, entry: RecipientAlerts, shown: ShownAlert[]): MailMessage {
-  const names = new Map(ctx.config.products.map((p) => [p.id, p.name ?? p.id]));
-  const productName = (id: string) => names.get(id) ?? id;
-  const today = localDateTime(ctx.now, entry.recipient.timeZone).date;
-  const viewCtx = { today, productName, windowDays: ctx.licenses.usage.windowDays, footer: 'Sent by Pulse' };
-  // The most urgent keys that fit: maxKeysInEmail, fewer if the HTML would pass Gmail's clipping size.
-  let limit = Math.min(ctx.licenses.maxKeysInEmail, shown.length);
+/** The email with the most urgent alerts that fit: `maxKeys`, fewer if the HTML would pass MAX_HTML_BYTES. */
+export function renderFitting(shown: ShownAlert[], maxKeys: number, viewCtx: ViewContext) {
+  let limit = Math.min(maxKeys, shown.length);
   let rendered = renderLicenseAlertEmail(alertView(shown, limit, viewCtx));
   while (Buffer.byteLength(rendered.html) > MAX_HTML_BYTES && limit > 1) {
     limit = Math.max(1, Math.floor(limit * 0.7));
     rendered = renderLicenseAlertEmail(alertView(shown, limit, viewCtx));
   }
+  return { rendered, limit };
+}
+
+function messageFor(ctx: RunContext, entry: RecipientAlerts, shown: ShownAlert[]): MailMessage {
+  const names = new Map(ctx.config.products.map((p) => [p.id, p.name ?? p.id]));
+  const productName = (id: string) => names.get(id) ?? id;
+  const today = localDateTime(ctx.now, entry.recipient.timeZone).date;
+  const viewCtx = { today, productName, windowDays: ctx.licenses.usage.windowDays, footer: 'Sent by Pulse' };
+  const { rendered, limit } = renderFitting(shown, ctx.licenses.maxKeysInEmail, viewCtx);
   const keys = new Set(shown.map((a) => `${a.productId}\u0000${a.key.licenseKey}`)).size;
   return {
     from: ctx.config.mail.from,
