@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aw
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Schedule } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { EventType } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
@@ -9,6 +10,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { ArchiveConfig, PulseConfig } from '../../src/config/schema.ts';
+import { LICENSE_ALERT_PREFIX } from '../../src/jobs/licenses/ledger-key.ts';
 import { assertWholeDays } from '../constructs/assert-whole-days.ts';
 import { EncryptedAlarmTopic } from '../constructs/encrypted-alarm-topic.ts';
 import { PulseFunction } from '../constructs/pulse-function.ts';
@@ -18,6 +20,23 @@ import { MAX_OBJECT_LOCK_DAYS, WriteOnceArchiveBucket } from '../constructs/writ
 
 function acknowledge(scope: Construct, findings: [id: string, reason: string][]): void {
   for (const [id, reason] of findings) Validations.of(scope).acknowledge({ id, reason });
+}
+
+/** SES sending, only as the configured sender (a function that mails; X-Ray's `*` is acknowledged with it). */
+function allowMailFrom(fn: IFunction, config: PulseConfig): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'ses:FromAddress': config.mail.from } },
+    }),
+  );
+  acknowledge(fn, [
+    [
+      'AwsSolutions-IAM5[Resource::*]',
+      'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',
+    ],
+  ]);
 }
 
 /** The config as the Lambdas get it: credentials from the stack's secret, never from the environment. */
@@ -42,6 +61,7 @@ export class PulseStack extends Stack {
   public readonly archive: { plan: ScheduledJob; copier: QueueWorker } | undefined;
   public readonly licenseReport: ScheduledJob | undefined;
   public readonly licenseSync: PulseFunction | undefined;
+  public readonly licenseAlerts: ScheduledJob | undefined;
 
   constructor(scope: Construct, id: string, props: PulseStackProps = {}) {
     super(scope, id, props);
@@ -84,6 +104,7 @@ export class PulseStack extends Stack {
     if (props.config?.licenses?.report) this.licenseReport = this.addLicenseReport(props.config);
     if (props.config?.archive && props.config.licenses)
       this.licenseSync = this.addLicenseSync(props.config, props.config.archive);
+    if (props.config?.licenses) this.licenseAlerts = this.addLicenseAlerts(props.config);
   }
 
   /** The environment every Pulse function gets: in AWS the credentials always come from the stack's secret. */
@@ -230,23 +251,14 @@ export class PulseStack extends Stack {
       }),
     );
     this.archiveBucket.encryptionKey?.grant(job.fn, 'kms:GenerateDataKey', 'kms:Decrypt');
-    job.fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'ses:FromAddress': config.mail.from } },
-      }),
-    );
-    acknowledge(job.fn, [
-      ...access.prefixes.map((p): [string, string] => [
+    allowMailFrom(job.fn, config);
+    acknowledge(
+      job.fn,
+      access.prefixes.map((p): [string, string] => [
         `AwsSolutions-IAM5[Resource::<ArchiveBucket49F1AC64.Arn>/${p}]`,
         access.reason,
       ]),
-      [
-        'AwsSolutions-IAM5[Resource::*]',
-        'SES identities are matched by the ses:FromAddress condition; X-Ray trace segments have no resource ARN.',
-      ],
-    ]);
+    );
   }
 
   /**
@@ -305,5 +317,31 @@ export class PulseStack extends Stack {
         ],
       ]);
     return sync;
+  }
+
+  /**
+   * License alerts: hourly, so every recipient is told at its own local send time (the job sends each alert once).
+   * The ledger items it may touch are its own (`license-alert#…`): a leading-key condition, not the whole table.
+   */
+  private addLicenseAlerts(config: PulseConfig): ScheduledJob {
+    const job = new ScheduledJob(this, 'LicenseAlerts', {
+      job: 'license-alerts',
+      schedule: Schedule.cron({ minute: '10' }),
+      alarmTopic: this.alarmTopic,
+      timeout: Duration.minutes(15),
+      memorySize: 512,
+      environment: { ...this.jobEnvironment(config), PULSE_TEMPLATES_DIR: '/var/task/templates' },
+      assets: { 'build/templates/license-alert.html': 'templates/license-alert.html' },
+    });
+    this.reportingServiceSecret.grantRead(job.fn);
+    job.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        resources: [this.stateTable.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${LICENSE_ALERT_PREFIX}*`] } },
+      }),
+    );
+    allowMailFrom(job.fn, config);
+    return job;
   }
 }

@@ -3,6 +3,7 @@
  * listed in SUBCOMMANDS. Without a subcommand (or with options first) it runs the alerts.
  */
 import { type CliIo, UsageError } from './io.ts';
+import { LICENSES_ALERTS_HELP, licensesAlertsCommand } from './licenses-alerts-command.ts';
 import { LICENSES_REPORT_HELP, licensesReportCommand } from './licenses-report-command.ts';
 import { LICENSES_SYNC_HELP, licensesSyncCommand } from './licenses-sync-command.ts';
 
@@ -15,6 +16,7 @@ interface Subcommand {
 const SUBCOMMANDS: Record<string, Subcommand> = {
   report: { run: licensesReportCommand, help: LICENSES_REPORT_HELP },
   sync: { run: licensesSyncCommand, help: LICENSES_SYNC_HELP },
+  alerts: { run: licensesAlertsCommand, help: LICENSES_ALERTS_HELP },
 };
 
 export const LICENSES_HELP = `Usage: pulse licenses [alerts|report|sync] [options]

@@ -7,16 +7,19 @@ import { DEFAULT_WORK_DIR } from '../adapters/local/local-peers.ts';
 import { archiveCommand } from './archive-command.ts';
 import { digestCommand } from './digest-command.ts';
 import { type CliIo, EXIT } from './io.ts';
+import { loadJob } from './job-command.ts';
+import { licensesAlertsCommand } from './licenses-alerts-command.ts';
 
 export const START_HELP = `Usage: pulse start [--work-dir DIR] [--json] [--faults FILE] [--verbose]
 
 Runs the weekly cycle locally: the digest for the week that just ended, sent to the local SMTP sink
 (<work-dir>/outbox/*.eml and *.html) and archived in the local S3 (<work-dir>/s3); then the export archive (every
-export file and the client data, with a manifest and coverage report per run) into the same S3.
-Default work dir: ${DEFAULT_WORK_DIR}/. A second run sees the first: already-sent digests and already-archived files are
-skipped. With --json, one result line per job (digest, then archive). --faults runs the in-process emulator with
-that fault profile; exit codes as in \`pulse digest --help\` (the worse of the two jobs; the archive does not run
-when the digest could not run at all).
+export file and the client data, with a manifest and coverage report per run) into the same S3; then the license
+alerts (when the config has a "licenses" section), one email per recipient into the same outbox.
+Default work dir: ${DEFAULT_WORK_DIR}/. A second run sees the first: already-sent digests and alerts and
+already-archived files are skipped. With --json, one result line per job (digest, archive, licenses). --faults runs
+the in-process emulator with that fault profile; exit codes as in \`pulse digest --help\` (the worst of the jobs;
+the later jobs do not run when the digest could not run at all).
 `;
 
 export async function startCommand(args: string[], io: CliIo): Promise<number> {
@@ -29,8 +32,10 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
   // The digest could not run at all (credentials, a peer, the network): the archive would fail the same way.
   if (digest > EXIT.failure) return digest;
   const archive = await archiveCommand(['--local', ...args], io);
-  // The worse of the two: 1 when either job held or failed something.
-  const code = Math.max(digest, archive);
+  // The same config the digest command loaded (bad arguments would have stopped it): alerts only when configured.
+  const licenses = hasLicenses(args, io) ? await licensesAlertsCommand(['--local', ...args], io) : EXIT.ok;
+  // The worst of them: 1 when any job held or failed something.
+  const code = Math.max(digest, archive, licenses);
   if (!args.includes('--json')) {
     // The digest command validated the arguments; this only needs --work-dir in either spelling (`--work-dir=D`).
     const { values } = parseArgs({ args, strict: false, options: { 'work-dir': { type: 'string' } } });
@@ -40,4 +45,11 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
     );
   }
   return code;
+}
+
+/** Whether the config of this run (--config, else the bundled example) has a `licenses` section. */
+function hasLicenses(args: string[], io: CliIo): boolean {
+  const { values } = parseArgs({ args, strict: false, options: { config: { type: 'string' } } });
+  const config = typeof values.config === 'string' ? values.config : undefined;
+  return loadJob({ local: true, config }, io).config.licenses !== undefined;
 }

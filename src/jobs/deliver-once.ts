@@ -17,6 +17,9 @@ import type { Ledger } from '../ports/ledger.ts';
 import type { Logger } from '../ports/logger.ts';
 import { type Mailer, type MailMessage, MailNotSentError } from '../ports/mailer.ts';
 
+/** Ledger records written at once when one email settles many keys. */
+const SETTLE_IN_FLIGHT = 16;
+
 export type DeliveryOutcome = 'sent' | 'alreadySent' | 'inProgressElsewhere' | 'unknown' | 'sentUnconfirmed' | 'failed';
 
 export interface Delivery {
@@ -108,12 +111,15 @@ export async function sendClaimed(
   const sentAt = (ports.clock ?? systemClock).now().toISOString();
   const detail = { messageId, sentAt, ...(opts.resendUnknown ? { resentAfterUnknown: true } : {}) };
   const unrecorded: string[] = [];
-  for (const key of keys) {
-    const error = await completeWithRetries(ledger, key, detail, opts);
-    if (error !== undefined) {
-      unrecorded.push(key);
-      logger.error('sent but unconfirmed', { key, messageId, error });
-    }
+  // A license alert email may carry thousands of keys: record them a few at a time, not one round trip each.
+  for (let i = 0; i < keys.length; i += SETTLE_IN_FLIGHT) {
+    const batch = keys.slice(i, i + SETTLE_IN_FLIGHT);
+    const errors = await Promise.all(batch.map((key) => completeWithRetries(ledger, key, detail, opts)));
+    errors.forEach((error, j) => {
+      if (error === undefined) return;
+      unrecorded.push(batch[j]!);
+      logger.error('sent but unconfirmed', { key: batch[j], messageId, error });
+    });
   }
   if (unrecorded.length === 0) {
     logger.info('sent', { key: label, messageId });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CompiledTemplate, compileTemplate } from './templater.ts';
 
-export type TemplateName = 'digest' | 'failure-notice' | 'license-report';
+export type TemplateName = 'digest' | 'failure-notice' | 'license-alert' | 'license-report';
 
 export class TemplateMissingError extends Error {
   override name = 'TemplateMissingError';

@@ -11,6 +11,13 @@ import { buildTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts'
 
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
+/** Debian's Chromium (installed by scripts/ensure-chromium.sh). */
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+
 export interface EmailBrowser {
   browser: Browser;
   /** The compiled HTML of templates/<name>.mjml. */
@@ -22,10 +29,7 @@ export async function startEmailBrowser(): Promise<EmailBrowser> {
   const dir = await mkdtemp(join(tmpdir(), 'pulse-templates-'));
   await buildTemplates(TEMPLATES_DIR, dir);
   await mkdir(ARTIFACTS, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  const browser = await launchChromium();
   return {
     browser,
     template: (name) => readFile(join(dir, `${name}.html`), 'utf8'),

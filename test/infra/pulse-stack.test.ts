@@ -222,3 +222,49 @@ describe('license sync function', () => {
     expect(synth.findings).toEqual([]);
   });
 });
+
+describe('license alerts function', () => {
+  const withLicenses = synthPulse({
+    props: { config: loadConfig(new URL('../../examples/pulse.config.json', import.meta.url).pathname) },
+  });
+  const policyOf = () => {
+    const fns = withLicenses.template.findResources('AWS::Lambda::Function', {
+      Properties: { Environment: { Variables: Match.objectLike({ PULSE_JOB: 'license-alerts' }) } },
+    });
+    expect(Object.keys(fns)).toHaveLength(1);
+    const role = Object.values(fns)[0]!.Properties.Role['Fn::GetAtt'][0];
+    const policies = withLicenses.template.findResources('AWS::IAM::Policy', {
+      Properties: { Roles: [{ Ref: role }] },
+    });
+    return JSON.stringify(Object.values(policies).map((p) => p.Properties.PolicyDocument));
+  };
+
+  it('runs hourly with its template, and alarms on errors and on reported job failures', () => {
+    const t = withLicenses.template;
+    t.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(10 * * * ? *)' });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Environment: {
+        Variables: Match.objectLike({ PULSE_JOB: 'license-alerts', PULSE_TEMPLATES_DIR: '/var/task/templates' }),
+      },
+    });
+    t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'JobFailed',
+      Namespace: 'Pulse',
+      Dimensions: [{ Name: 'job', Value: 'license-alerts' }],
+    });
+  });
+
+  it('may read its secret, touch only license-alert ledger items, send only from the configured address', () => {
+    const policy = policyOf();
+    expect(policy).toContain('secretsmanager:GetSecretValue');
+    expect(policy).toContain('"dynamodb:LeadingKeys":["license-alert#*"]');
+    expect(policy).not.toMatch(/dynamodb:(Scan|Query|BatchWriteItem|\*)/);
+    expect(policy).toContain('"ses:FromAddress":"pulse@example.com"');
+    expect(policy).not.toMatch(/"s3:/);
+  });
+
+  it('passes the cdk-nag AwsSolutions checks', () => {
+    expect(withLicenses.findings).toEqual([]);
+  });
+});

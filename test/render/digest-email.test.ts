@@ -164,6 +164,7 @@ describe('compiled templates on disk', () => {
     expect(written.map((f) => f.slice(dir.length + 1)).sort()).toEqual([
       'digest.html',
       'failure-notice.html',
+      'license-alert.html',
       'license-report.html',
     ]);
     expect(templatesDir()).toBe(BUILD_DIR);

@@ -5,8 +5,7 @@
  */
 import type { DigestConfig, PulseConfig } from '../../config/schema.ts';
 import { renderUnknownDeliveryNotice } from '../../render/index.ts';
-import { type Delivery, type DeliveryPorts, deliverOnce } from '../deliver-once.ts';
-import type { JobResult } from '../job-result.ts';
+import { type DeliveryPorts, deliverOnce } from '../deliver-once.ts';
 import { ownerNoticeMessage } from './failure-notice.ts';
 
 export const digestLedgerKey = (digestId: string, isoWeek: string, address: string) =>
@@ -44,38 +43,8 @@ export const emptyDigestCounts = (): DigestCounts => ({
   confirmed: 0,
 });
 
-/** The counts of deliveries, shared by every job that sends through deliver-once.ts. */
-export type DeliveryCounts = Pick<
-  DigestCounts,
-  'sent' | 'skippedAlreadySent' | 'failed' | 'sentUnconfirmed' | 'unknown' | 'inProgressElsewhere'
->;
-
-/** Adds one recipient's delivery to the result; anything but sent, already sent or in progress elsewhere fails it. */
-export function tallyDelivery<C extends DeliveryCounts>(result: JobResult<C>, delivery: Delivery, label: string): void {
-  const c = result.counts;
-  switch (delivery.outcome) {
-    case 'sent':
-      c.sent++;
-      return;
-    case 'alreadySent':
-      c.skippedAlreadySent++;
-      return;
-    case 'inProgressElsewhere':
-      c.inProgressElsewhere++;
-      return;
-    case 'failed':
-      c.failed++;
-      break;
-    case 'sentUnconfirmed':
-      c.sentUnconfirmed++;
-      break;
-    case 'unknown':
-      c.unknown++;
-      break;
-  }
-  result.ok = false;
-  result.errors.push(`${label}: ${delivery.outcome}: ${delivery.error ?? ''}`);
-}
+/** How a delivery counts: the shared tally, with its default counter names (the digest's). */
+export { tallyDelivery } from '../delivery-tally.ts';
 
 export interface UnknownDelivery {
   address: string;

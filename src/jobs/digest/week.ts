@@ -27,7 +27,7 @@ export interface DigestSchedule {
 const DAY_MS = 86_400_000;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-const dayNumber = (date: IsoDate): number => {
+export const dayNumber = (date: IsoDate): number => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!m) throw new RangeError(`expected a date YYYY-MM-DD, got ${JSON.stringify(date)}`);
   return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / DAY_MS;

@@ -11,7 +11,7 @@ import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { MailMessage } from '../../ports/mailer.ts';
 import { renderLicenseReportEmail } from '../../render/license-report-email.ts';
 import { deliverOnce } from '../deliver-once.ts';
-import { type DeliveryCounts, tallyDelivery } from '../digest/deliver.ts';
+import { type DeliveryCounts, tallyDelivery } from '../delivery-tally.ts';
 import { confirmDelivered, type DigestPorts } from '../digest/run-digest.ts';
 import { digestWeek, type IsoWeek, isDue, lastCompleteIsoWeek, localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';

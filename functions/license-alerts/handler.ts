@@ -1,0 +1,26 @@
+/**
+ * Scheduled (hourly) Lambda of the license alerts. Thin by design: parse the event, build the AWS adapters, call the
+ * job. The job tells each recipient once its local send time has passed, each alert at most once.
+ */
+import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { jobMetricLine } from '../../src/app/job-metric.ts';
+import type { JobResult } from '../../src/jobs/job-result.ts';
+import { runLicenseAlerts } from '../../src/jobs/licenses/run-license-alerts.ts';
+
+/** A manual run may narrow it and skip the send time: `{ "detail": { "productIds": ["…"], "now": true } }`. */
+interface LicenseAlertEvent {
+  detail?: { productIds?: string[]; now?: boolean };
+}
+
+export const handler = async (event: LicenseAlertEvent = {}): Promise<JobResult> => {
+  const config = configFromEnv(process.env);
+  const ports = awsPorts(config, process.env);
+  const detail = event.detail ?? {};
+  const result = await runLicenseAlerts(config, ports, {
+    scheduled: detail.now !== true,
+    ...(detail.productIds ? { productIds: detail.productIds } : {}),
+  });
+  ports.logger.info('license alerts run finished', { ...result.counts, ok: result.ok, errors: result.errors });
+  process.stdout.write(jobMetricLine(result));
+  return result;
+};

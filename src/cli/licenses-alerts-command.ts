@@ -1,0 +1,59 @@
+/** `pulse licenses [alerts]`: license key alerts, once per key, stage and recipient (see README "License alerts"). */
+import { runLicenseAlerts } from '../jobs/licenses/run-license-alerts.ts';
+import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
+import {
+  JOB_EXIT_CODES_HELP,
+  JOB_OPTIONS,
+  JOB_OPTIONS_HELP,
+  loadJob,
+  report,
+  requireKnown,
+  runJob,
+} from './job-command.ts';
+
+export const LICENSES_ALERTS_HELP = `Usage: pulse licenses [alerts] [options]
+
+Reads each product's license key registry and emails every key that reached a new stage (days before expiry, the
+expiry day, days after; over quota; blocked or expired but still in use) to the recipients its routing rule names
+(else the owner): one email per recipient, each (product, key, stage, expiry date, recipient) at most once.
+
+Options:
+${JOB_OPTIONS_HELP.replace('plan and check without sending or writing', 'print who would be told what; reads the ledger, writes and sends nothing')}
+  --product ID       only this product (repeatable)
+  --resend-unknown   send again the alerts whose earlier email may or may not have gone out (check the mail log first)
+
+${JOB_EXIT_CODES_HELP}
+  (0: sent, or nothing new; 1: a registry not read, an email failed, sent but unconfirmed, or unknown)
+`;
+
+export async function licensesAlertsCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags('licenses', args, {
+    ...JOB_OPTIONS,
+    product: { type: 'string', multiple: true },
+    'resend-unknown': { type: 'boolean' },
+  });
+  if (values.help) {
+    io.stdout.write(LICENSES_ALERTS_HELP);
+    return EXIT.ok;
+  }
+  if (values['resend-unknown'] && values['dry-run'])
+    throw new UsageError('--resend-unknown does not go with --dry-run');
+  const productIds = values.product as string[] | undefined;
+  const setup = loadJob(values, io);
+  if (!setup.config.licenses) throw new UsageError('the config has no "licenses" section: nothing to alert');
+  const watched = setup.config.licenses.productIds ?? setup.config.products.map((p) => p.id);
+  requireKnown('--product', productIds, watched, "the config's license products");
+  return runJob('license-alerts', setup, io, async (runtime) => {
+    const result = await runLicenseAlerts(runtime.config, runtime.ports, {
+      ...(productIds ? { productIds } : {}),
+      dryRun: values['dry-run'] === true,
+      resendUnknown: values['resend-unknown'] === true,
+    });
+    if (values['dry-run'] && !values.json) {
+      // Who would be told what: every line, not the first few.
+      for (const line of result.outputs) io.stdout.write(`${line}\n`);
+      return report({ ...result, outputs: [] }, false, io);
+    }
+    return report(result, values.json as boolean | undefined, io);
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * The license alert job (`pulse licenses`, the hourly Lambda, `npm start`): stream each product's license key
+ * registry (registry-stream.ts), evaluate every key as it passes (evaluate.ts: routing, stages in each recipient's
+ * time zone), keep only the alerts, then tell each recipient once (notify-recipient.ts: claim in the ledger, usage
+ * from the service, one email under all the claims). The same function runs in Lambda, the CLI and tests.
+ */
+import type { ReportingClient } from '../../client/index.ts';
+import type { PulseConfig } from '../../config/schema.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { Ledger } from '../../ports/ledger.ts';
+import type { Logger } from '../../ports/logger.ts';
+import type { Mailer } from '../../ports/mailer.ts';
+import { localDateTime } from '../digest/week.ts';
+import type { JobResult } from '../job-result.ts';
+import { addTo, emptyLicenseAlertCounts, type LicenseAlertCounts } from './counts.ts';
+import { evaluator } from './evaluate.ts';
+import { notifyRecipient } from './notify-recipient.ts';
+import { streamRegistry } from './registry-stream.ts';
+import type { LicenseRecipient } from './routing.ts';
+import { usageWindows } from './usage.ts';
+
+export interface LicenseAlertPorts {
+  client: ReportingClient;
+  mailer: Mailer;
+  ledger: Ledger;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface LicenseAlertOptions {
+  /** Only these products (`--product`). */
+  productIds?: string[];
+  /** Evaluate and print who would be told what; read the ledger, write nothing, send nothing. */
+  dryRun?: boolean;
+  /** The hourly schedule: a recipient is told only once `sendTime` has passed in its time zone. */
+  scheduled?: boolean;
+  /** Send again alerts whose earlier email may or may not have gone out (a person checked the mail log). */
+  resendUnknown?: boolean;
+}
+
+export type { LicenseAlertCounts } from './counts.ts';
+
+export async function runLicenseAlerts(
+  config: PulseConfig,
+  ports: LicenseAlertPorts,
+  opts: LicenseAlertOptions = {},
+): Promise<JobResult<LicenseAlertCounts>> {
+  const result: JobResult<LicenseAlertCounts> = {
+    job: 'license-alerts',
+    ok: true,
+    counts: emptyLicenseAlertCounts(),
+    outputs: [],
+    errors: [],
+  };
+  const licenses = config.licenses;
+  if (!licenses) {
+    ports.logger.info('no licenses section in the config: nothing to do');
+    return result;
+  }
+  const now = ports.clock.now();
+  const isTurn = (r: LicenseRecipient) => !opts.scheduled || localDateTime(now, r.timeZone).time >= licenses.sendTime;
+  const evaluate = evaluator(licenses, now, isTurn);
+  const productIds = opts.productIds ?? licenses.productIds ?? config.products.map((p) => p.id);
+  for (const productId of productIds) {
+    try {
+      const pages = streamRegistry(ports.client, productId, {
+        concurrency: config.service.concurrency,
+        onProblem: (problem) => {
+          addTo(result, 'recordsUnreadable');
+          ports.logger.warn('registry record left out', { problem });
+        },
+      });
+      for await (const page of pages) {
+        result.counts.keysScanned += page.length;
+        for (const key of page) evaluate.add(productId, key);
+      }
+    } catch (e) {
+      // One product's registry could not be read: its keys are not alerted; the others still are.
+      fail(result, `product ${productId}: registry not read: ${describe(e)}`);
+      ports.logger.error('license registry read failed', { productId, error: describe(e) });
+    }
+  }
+
+  const ctx = {
+    config,
+    licenses,
+    ports,
+    now,
+    windows: usageWindows(now.toISOString().slice(0, 10), licenses.usage.windowDays),
+    usage: new Map(),
+    dryRun: opts.dryRun === true,
+    resendUnknown: opts.resendUnknown === true,
+    result,
+  };
+  for (const entry of evaluate.byRecipient.values()) {
+    try {
+      await notifyRecipient(ctx, entry);
+    } catch (e) {
+      fail(result, `license alerts to ${entry.recipient.address}: ${describe(e)}`);
+      ports.logger.error('license alerts not sent', { recipient: entry.recipient.address, error: describe(e) });
+    }
+  }
+  return result;
+}
+
+function fail(result: JobResult, error: string): void {
+  result.ok = false;
+  result.errors.push(error);
+}
+
+const describe = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
