@@ -10,6 +10,7 @@ import {
   requireKnown,
   runJob,
 } from './job-command.ts';
+import { unknownDeliveriesOption } from './unknown-deliveries-option.ts';
 
 export const LICENSES_ALERTS_HELP = `Usage: pulse licenses [alerts] [options]
 
@@ -20,7 +21,9 @@ expiry day, days after; over quota; blocked or expired but still in use) to the 
 Options:
 ${JOB_OPTIONS_HELP.replace('plan and check without sending or writing', 'print who would be told what; reads the ledger, writes and sends nothing')}
   --product ID       only this product (repeatable)
-  --resend-unknown   send again the alerts whose earlier email may or may not have gone out (check the mail log first)
+  --resend-unknown   send again the alerts whose earlier email may or may not have gone out (check the mail
+                     server's log first)
+  --confirm-unknown  record those alerts as delivered, without sending (the mail server's log showed the email)
 
 ${JOB_EXIT_CODES_HELP}
   (0: sent, or nothing new; 1: a registry not read, an email failed, sent but unconfirmed, or unknown)
@@ -31,13 +34,13 @@ export async function licensesAlertsCommand(args: string[], io: CliIo): Promise<
     ...JOB_OPTIONS,
     product: { type: 'string', multiple: true },
     'resend-unknown': { type: 'boolean' },
+    'confirm-unknown': { type: 'boolean' },
   });
   if (values.help) {
     io.stdout.write(LICENSES_ALERTS_HELP);
     return EXIT.ok;
   }
-  if (values['resend-unknown'] && values['dry-run'])
-    throw new UsageError('--resend-unknown does not go with --dry-run');
+  const unknownDeliveries = unknownDeliveriesOption(values, values['dry-run'] ? '--dry-run' : undefined);
   const productIds = values.product as string[] | undefined;
   const setup = loadJob(values, io);
   if (!setup.config.licenses) throw new UsageError('the config has no "licenses" section: nothing to alert');
@@ -47,7 +50,7 @@ export async function licensesAlertsCommand(args: string[], io: CliIo): Promise<
     const result = await runLicenseAlerts(runtime.config, runtime.ports, {
       ...(productIds ? { productIds } : {}),
       dryRun: values['dry-run'] === true,
-      resendUnknown: values['resend-unknown'] === true,
+      ...(unknownDeliveries ? { unknownDeliveries } : {}),
     });
     if (values['dry-run'] && !values.json) {
       // Who would be told what: every line, not the first few.

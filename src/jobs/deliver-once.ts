@@ -74,6 +74,22 @@ export async function deliverOnce(
 }
 
 /**
+ * `--confirm-unknown`: a person checked the mail server's log and the message arrived; record the unknown key as
+ * done without sending. Returns what the key now is (settled by someone else in the meantime: `alreadySent` or
+ * `inProgressElsewhere`).
+ */
+export async function confirmUnknown(
+  ports: { ledger: Ledger; clock: Clock },
+  key: string,
+): Promise<'confirmed' | 'alreadySent' | 'inProgressElsewhere'> {
+  const claim = await ports.ledger.claim(key, { takeOverUnknown: true });
+  if (claim.outcome === 'done') return 'alreadySent';
+  if (claim.outcome !== 'claimed') return 'inProgressElsewhere';
+  await ports.ledger.complete(key, { confirmedByOperator: true, confirmedAt: ports.clock.now().toISOString() });
+  return 'confirmed';
+}
+
+/**
  * Sends `message` under claims this caller holds (`keys`, from `ledger.claim`), then settles every key the same
  * way: complete after a send, release when it certainly did not go out, unknown when it may have.
  */

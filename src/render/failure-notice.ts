@@ -1,7 +1,8 @@
 /**
- * Notices to a digest's owner, rendered from the compiled templates/failure-notice.mjml plus a plain-text part with
- * the same content: "digest held" (the guard stopped a digest; at most once a day) and "delivery unknown" (a send
- * may or may not have gone out, so Pulse will not send it again on its own; once per such delivery).
+ * Notices to an owner (a digest's, or the license jobs'), rendered from the compiled templates/failure-notice.mjml
+ * plus a plain-text part with the same content: "digest held" (the guard stopped a digest; at most once a day) and
+ * "delivery unknown" (a send of any Pulse email — digest, license alerts, license report — may or may not have gone
+ * out, so Pulse will not send it again on its own; once per such delivery).
  */
 import { loadTemplate } from './compiled-templates.ts';
 import type { RenderedEmail } from './digest-email.ts';
@@ -21,10 +22,14 @@ export interface FailureNoticeView {
   footer: string;
 }
 
+/** Any email Pulse sends (a digest, license alerts, the license report) whose delivery is unknown. */
 export interface UnknownDeliveryNoticeView {
-  digestId: string;
-  digestTitle: string;
-  isoWeek: string;
+  /** What was sent, as it reads in a sentence: "the digest “Weekly product digest” (weekly-exec) for 2026-W46". */
+  what: string;
+  /** The same, short, for the subject: "Weekly product digest (weekly-exec), 2026-W46". */
+  subjectLabel: string;
+  /** The line under the title: "Weekly product digest · 2026-W46". */
+  heading: string;
   /** The recipient whose delivery is unknown. */
   address: string;
   /** When the send was claimed, and what is known of it. */
@@ -82,10 +87,10 @@ export function renderFailureNotice(notice: FailureNoticeView, compiledHtml?: st
 export function renderUnknownDeliveryNotice(notice: UnknownDeliveryNoticeView, compiledHtml?: string): RenderedNotice {
   return renderOwnerNotice(
     {
-      subject: `Delivery unknown: ${notice.digestTitle} (${notice.digestId}), ${notice.isoWeek}, to ${notice.address}`,
+      subject: `Delivery unknown: ${notice.subjectLabel}, to ${notice.address}`,
       title: 'Delivery unknown',
-      weekLabel: `${notice.digestTitle} · ${notice.isoWeek}`,
-      intro: `Pulse cannot tell whether the digest “${notice.digestTitle}” (${notice.digestId}) for ${notice.isoWeek} reached ${notice.address}. It will not send it again on its own: a duplicate to a recipient cannot be taken back.`,
+      weekLabel: notice.heading,
+      intro: `Pulse cannot tell whether ${notice.what} reached ${notice.address}. It will not send it again on its own: a duplicate to a recipient cannot be taken back.`,
       items: [`Send started ${readableUtc(notice.claimedAt)}.`, sentence(notice.reason)],
       outcome: 'Check the mail server’s log (or ask the recipient) before doing anything.',
       command: { hint: 'If it was not delivered, send it again:', text: notice.resendCommand },
@@ -102,7 +107,11 @@ export function renderUnknownDeliveryNotice(notice: UnknownDeliveryNoticeView, c
 /** `2026-11-16T07:00:04.120Z` → `2026-11-16 07:00 UTC`; anything else as it is. */
 const readableUtc = (iso: string) =>
   /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso;
-const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+/** Capitalized, and ended with a full stop unless it ends in punctuation already. */
+const sentence = (text: string) => {
+  const t = text.trim();
+  return `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?)]$/.test(t) ? '' : '.'}`;
+};
 
 function renderOwnerNotice(n: OwnerNotice, compiledHtml?: string): RenderedNotice {
   const html = loadTemplate('failure-notice', compiledHtml).render({

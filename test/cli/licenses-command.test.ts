@@ -79,6 +79,17 @@ describe('pulse licenses --local', () => {
     expect(existsSync(workDir)).toBe(false);
     expect((await pulse('licenses', 'nope')).code).toBe(2);
   });
+
+  it('refuses --confirm-unknown with --resend-unknown or --dry-run as usage errors', async () => {
+    const workDir = join(tmp, 'unknown-flags');
+    const both = await pulse('licenses', '--local', '--work-dir', workDir, '--resend-unknown', '--confirm-unknown');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--resend-unknown and --confirm-unknown exclude each other');
+    const dry = await pulse('licenses', 'alerts', '--local', '--work-dir', workDir, '--dry-run', '--confirm-unknown');
+    expect(dry.code).toBe(2);
+    expect(dry.stderr).toContain('--confirm-unknown does not go with --dry-run');
+    expect(existsSync(workDir)).toBe(false);
+  });
 });
 
 describe('pulse start', () => {

@@ -195,9 +195,9 @@ describe('layout', () => {
     it(`the unknown-delivery notice fits ${width} px, shows both commands, and keeps a hostile reason as text`, async () => {
       const notice = renderUnknownDeliveryNotice(
         {
-          digestId: 'weekly-exec',
-          digestTitle: 'Weekly product digest',
-          isoWeek: '2026-W46',
+          what: 'the digest “Weekly product digest” (weekly-exec) for 2026-W46',
+          subjectLabel: 'Weekly product digest (weekly-exec), 2026-W46',
+          heading: 'Weekly product digest · 2026-W46',
           address: 'ceo@example.com',
           claimedAt: '2026-11-16T07:00:04.120Z',
           reason: `the mail server may have taken it: ${HOSTILE.script}${HOSTILE.imgOnError}`,

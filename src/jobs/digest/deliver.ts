@@ -1,18 +1,16 @@
 /**
  * The digest's side of at-most-once delivery (deliver-once.ts): its ledger keys, how each delivery outcome counts in
  * the run's result, and the owner's notice of a delivery whose outcome is unknown (one per such delivery, itself
- * sent at most once).
+ * sent at most once, through unknown-delivery-notice.ts like every sender's).
  */
 import type { DigestConfig, PulseConfig } from '../../config/schema.ts';
-import { renderUnknownDeliveryNotice } from '../../render/index.ts';
-import { type DeliveryPorts, deliverOnce } from '../deliver-once.ts';
-import { ownerNoticeMessage } from './failure-notice.ts';
+import type { DeliveryPorts } from '../deliver-once.ts';
+import { noticeUnknownDelivery, type UnknownDelivery } from '../unknown-delivery-notice.ts';
 
 export const digestLedgerKey = (digestId: string, isoWeek: string, address: string) =>
   `digest#${digestId}#${isoWeek}#${address.toLowerCase()}`;
 
-/** The owner is told once of each delivery whose outcome is unknown. */
-export const unknownNoticeKey = (deliveryKey: string) => `notice-unknown#${deliveryKey}`;
+export { unknownNoticeKey } from '../unknown-delivery-notice.ts';
 
 export type DigestCounts = {
   sent: number;
@@ -46,35 +44,29 @@ export const emptyDigestCounts = (): DigestCounts => ({
 /** How a delivery counts: the shared tally, with its default counter names (the digest's). */
 export { tallyDelivery } from '../delivery-tally.ts';
 
-export interface UnknownDelivery {
-  address: string;
-  claimedAt: string;
-  reason: string;
-}
+export type { UnknownDelivery } from '../unknown-delivery-notice.ts';
 
 /** Tells the digest's owner of one delivery whose outcome is unknown, once; returns an error line if that failed. */
-export async function noticeUnknownDelivery(
+export async function noticeUnknownDigestDelivery(
   config: PulseConfig,
   digest: DigestConfig,
   isoWeek: string,
   unknown: UnknownDelivery,
   ports: DeliveryPorts,
 ): Promise<string | undefined> {
-  const select = `pulse digest --digest ${digest.id} --week ${isoWeek}`;
-  const notice = renderUnknownDeliveryNotice({
-    digestId: digest.id,
-    digestTitle: digest.title,
-    isoWeek,
-    address: unknown.address,
-    claimedAt: unknown.claimedAt,
-    reason: unknown.reason,
-    resendCommand: `${select} --resend-unknown`,
-    confirmCommand: `${select} --confirm-unknown`,
-    footer: 'Sent by Pulse',
-  });
-  const key = unknownNoticeKey(digestLedgerKey(digest.id, isoWeek, unknown.address));
-  const headers = { 'X-Pulse-Week': isoWeek, 'X-Pulse-Notice': 'delivery-unknown' };
-  const sent = await deliverOnce(ports, key, ownerNoticeMessage(config, digest, notice, headers));
-  if (sent.outcome === 'sent' || sent.outcome === 'alreadySent' || sent.outcome === 'inProgressElsewhere') return;
-  return `${digest.id} ${isoWeek}: notice to ${digest.owner} of the unknown delivery to ${unknown.address}: ${sent.outcome}: ${sent.error ?? ''}`;
+  const problem = await noticeUnknownDelivery(
+    ports,
+    {
+      deliveryKey: digestLedgerKey(digest.id, isoWeek, unknown.address),
+      from: config.mail.from,
+      owner: digest.owner,
+      what: `the digest “${digest.title}” (${digest.id}) for ${isoWeek}`,
+      subjectLabel: `${digest.title} (${digest.id}), ${isoWeek}`,
+      heading: `${digest.title} · ${isoWeek}`,
+      command: `pulse digest --digest ${digest.id} --week ${isoWeek}`,
+      headers: { 'X-Pulse-Digest': digest.id, 'X-Pulse-Week': isoWeek },
+    },
+    unknown,
+  );
+  return problem && `${digest.id} ${isoWeek}: ${problem}`;
 }

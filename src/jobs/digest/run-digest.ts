@@ -12,14 +12,14 @@ import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Mailer } from '../../ports/mailer.ts';
-import { deliverOnce } from '../deliver-once.ts';
+import { confirmUnknown, deliverOnce } from '../deliver-once.ts';
 import type { JobResult } from '../job-result.ts';
 import { archiveDigest, browserCopyKey, digestArchivePrefix } from './archive-digest.ts';
 import {
   type DigestCounts,
   digestLedgerKey,
   emptyDigestCounts,
-  noticeUnknownDelivery,
+  noticeUnknownDigestDelivery,
   tallyDelivery,
   type UnknownDelivery,
 } from './deliver.ts';
@@ -174,7 +174,7 @@ async function tellOwner(
   result: JobResult<DigestCounts>,
 ): Promise<void> {
   for (const u of unknown) {
-    const problem = await noticeUnknownDelivery(config, digest, isoWeek, u, ports);
+    const problem = await noticeUnknownDigestDelivery(config, digest, isoWeek, u, ports);
     if (problem) fail(result, problem);
   }
 }
@@ -183,15 +183,11 @@ async function tellOwner(
 export async function confirmDelivered<
   C extends Pick<DigestCounts, 'confirmed' | 'skippedAlreadySent' | 'inProgressElsewhere'>,
 >(ports: Pick<DigestPorts, 'ledger' | 'clock'>, key: string, result: JobResult<C>): Promise<void> {
-  const claim = await ports.ledger.claim(key, { takeOverUnknown: true });
-  if (claim.outcome !== 'claimed') {
-    // Settled by someone else in the meantime: count it as what it now is.
-    if (claim.outcome === 'done') result.counts.skippedAlreadySent++;
-    else result.counts.inProgressElsewhere++;
-    return;
-  }
-  await ports.ledger.complete(key, { confirmedByOperator: true, confirmedAt: ports.clock.now().toISOString() });
-  result.counts.confirmed++;
+  const now = await confirmUnknown(ports, key);
+  // Settled by someone else in the meantime: count it as what it now is.
+  if (now === 'confirmed') result.counts.confirmed++;
+  else if (now === 'alreadySent') result.counts.skippedAlreadySent++;
+  else result.counts.inProgressElsewhere++;
 }
 
 export function messageFor(config: PulseConfig, digest: DigestConfig, p: PreparedDigest, to: string) {

@@ -19,6 +19,8 @@ export type LicenseAlertCounts = {
   alertsInProgressElsewhere: number;
   /** An earlier email carrying them may or may not have gone out: not sent again (--resend-unknown). */
   alertsUnknown: number;
+  /** Unknown alerts recorded as delivered with --confirm-unknown, without sending. */
+  alertsConfirmed: number;
   /** Emails sent. */
   emails: number;
   /** Emails certainly not sent (their alerts are released: the next run sends them). */
@@ -39,6 +41,7 @@ export const emptyLicenseAlertCounts = (): LicenseAlertCounts => ({
   alertsSkippedAlreadySent: 0,
   alertsInProgressElsewhere: 0,
   alertsUnknown: 0,
+  alertsConfirmed: 0,
   emails: 0,
   failed: 0,
   sentUnconfirmed: 0,

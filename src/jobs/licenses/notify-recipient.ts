@@ -1,18 +1,22 @@
 /**
  * One recipient's email of a run: claim each of its alerts in the ledger (a conditional write each; alerts claimed
  * by an earlier or a concurrent run drop out), fetch the usage of the claimed keys, render, and send the one email
- * under all its claims (sendClaimed settles them together). Nothing claimed → nothing sent. A dry run reads the
- * ledger instead of claiming, and neither sends nor writes.
+ * under all its claims (sendClaimed settles them together). Nothing claimed → nothing sent. An email whose outcome
+ * is unknown is reported and told once to the owner (unknown-delivery-notice.ts); its alerts are sent again or
+ * recorded as delivered only when a person asks. A dry run reads the ledger instead of claiming, and neither sends
+ * nor writes.
  */
 import type { ReportingClient } from '../../client/index.ts';
 import type { LicensesConfig, PulseConfig } from '../../config/schema.ts';
+import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { MailMessage } from '../../ports/mailer.ts';
 import { renderLicenseAlertEmail } from '../../render/license-alert-email.ts';
-import { type DeliveryPorts, sendClaimed } from '../deliver-once.ts';
+import { confirmUnknown, type DeliveryPorts, sendClaimed } from '../deliver-once.ts';
 import { tallyDelivery } from '../delivery-tally.ts';
 import { localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
+import { noticeUnknownDelivery } from '../unknown-delivery-notice.ts';
 import type { Alert, RecipientAlerts, ShownAlert } from './alert.ts';
 import { alertCsv, alertView, byUrgency, type ViewContext } from './alert-view.ts';
 import { addTo, EMAIL_COUNTERS, type LicenseAlertCounts } from './counts.ts';
@@ -38,13 +42,17 @@ async function inBatches<T>(alerts: Alert[], call: (a: Alert) => Promise<T>): Pr
 export interface RunContext {
   config: PulseConfig;
   licenses: LicensesConfig;
-  ports: DeliveryPorts & { client: Pick<ReportingClient, 'dateRangeReport'>; ledger: Ledger };
+  ports: DeliveryPorts & { client: Pick<ReportingClient, 'dateRangeReport'>; ledger: Ledger; clock: Clock };
   now: Date;
   windows: UsageWindows;
   /** Usage already fetched in this run, by product and key. */
   usage: Map<string, KeyUsage>;
   dryRun: boolean;
-  resendUnknown: boolean;
+  /**
+   * Alerts whose earlier email's outcome is unknown, after a person checked the mail server's log: `resend` sends
+   * them again, `confirm` records them as delivered without sending. Default: report them and tell the owner once.
+   */
+  unknownDeliveries: 'resend' | 'confirm' | undefined;
   result: JobResult<LicenseAlertCounts>;
 }
 
@@ -53,7 +61,7 @@ const usageKey = (productId: string, licenseKey: string) => `${productId}\u0000$
 export async function notifyRecipient(ctx: RunContext, entry: RecipientAlerts): Promise<void> {
   const { result } = ctx;
   const address = entry.recipient.address;
-  const due = ctx.dryRun ? await unsent(ctx, entry.alerts) : await claim(ctx, entry.alerts);
+  const due = ctx.dryRun ? await unsent(ctx, entry.alerts) : await claim(ctx, entry);
   if (due.length === 0) return;
   let shown: ShownAlert[];
   try {
@@ -85,6 +93,56 @@ export async function notifyRecipient(ctx: RunContext, entry: RecipientAlerts): 
     count(result, shown);
     result.outputs.push(`told ${address}: ${describe(shown)}`);
   }
+  if (delivery.outcome === 'unknown') {
+    // The ledger's own claim time, as a later run reads it, so both name the same notice.
+    const record = await ctx.ports.ledger.get(due[0]!.ledgerKey).catch(() => undefined);
+    const claimedAt = record && record.state !== 'done' ? record.claimedAt : ctx.ports.clock.now().toISOString();
+    await tellOwner(
+      ctx,
+      entry,
+      due.map(() => ({ claimedAt, reason: delivery.error ?? '' })),
+    );
+  }
+}
+
+interface UnknownClaim {
+  claimedAt: string;
+  reason: string;
+}
+
+/**
+ * One notice to the owner (`licenses.owner`) per unknown license alerts email, at most once each. An email is named
+ * by its recipient and the recipient's local date of its claims (one email per recipient and day), so a later run
+ * that finds its alerts still unknown sends no second notice.
+ */
+async function tellOwner(ctx: RunContext, entry: RecipientAlerts, unknown: UnknownClaim[]): Promise<void> {
+  const address = entry.recipient.address;
+  const emails = new Map<string, UnknownClaim[]>();
+  for (const u of unknown) {
+    const date = localDateTime(new Date(u.claimedAt), entry.recipient.timeZone).date;
+    emails.set(date, [...(emails.get(date) ?? []), u]);
+  }
+  for (const [date, claims] of emails) {
+    const n = claims.length;
+    const problem = await noticeUnknownDelivery(
+      ctx.ports,
+      {
+        deliveryKey: `license-alerts#${address.toLowerCase()}#${date}`,
+        from: ctx.config.mail.from,
+        owner: ctx.licenses.owner.address,
+        what: `the license alerts email of ${date} (${n} alert${n === 1 ? '' : 's'})`,
+        subjectLabel: `license alerts of ${date}`,
+        heading: `License alerts · ${date}`,
+        command: 'pulse licenses alerts',
+        headers: { 'X-Pulse-License-Alerts-Notice': date },
+      },
+      { address, claimedAt: claims[0]!.claimedAt, reason: claims[0]!.reason },
+    );
+    if (problem) {
+      ctx.result.ok = false;
+      ctx.result.errors.push(`license alerts to ${address}: ${problem}`);
+    }
+  }
 }
 
 function count(result: JobResult<LicenseAlertCounts>, shown: ShownAlert[]): void {
@@ -103,18 +161,43 @@ function describe(shown: ShownAlert[]): string {
   return `${shown.length} alert${shown.length === 1 ? '' : 's'} (${parts.join(', ')})`;
 }
 
-/** Claims every alert; returns those this run now holds, counting the others. */
-async function claim(ctx: RunContext, alerts: Alert[]): Promise<Alert[]> {
+/**
+ * Claims every alert; returns those this run now holds, counting the others. Alerts whose earlier email is unknown
+ * are confirmed (`confirm`), taken over to be sent again (`resend`), or reported and told to the owner.
+ */
+async function claim(ctx: RunContext, entry: RecipientAlerts): Promise<Alert[]> {
   const claimed: Alert[] = [];
-  const unknown: Alert[] = [];
-  const claimOptions = ctx.resendUnknown ? { takeOverUnknown: true } : {};
-  for (const [a, o] of await inBatches(alerts, (a) => ctx.ports.ledger.claim(a.ledgerKey, claimOptions))) {
+  const unknown: [Alert, UnknownClaim][] = [];
+  const claimOptions = ctx.unknownDeliveries === 'resend' ? { takeOverUnknown: true } : {};
+  for (const [a, o] of await inBatches(entry.alerts, (a) => ctx.ports.ledger.claim(a.ledgerKey, claimOptions))) {
     if (o.outcome === 'claimed') claimed.push(a);
     else if (o.outcome === 'done') addTo(ctx.result, 'alertsSkippedAlreadySent');
     else if (o.outcome === 'busy') addTo(ctx.result, 'alertsInProgressElsewhere');
-    else unknown.push(a);
+    else unknown.push([a, { claimedAt: o.claimedAt, reason: o.reason }]);
   }
-  reportUnknown(ctx, unknown);
+  if (ctx.unknownDeliveries === 'confirm') {
+    const settled = await inBatches(
+      unknown.map(([a]) => a),
+      (a) => confirmUnknown({ ledger: ctx.ports.ledger, clock: ctx.ports.clock }, a.ledgerKey),
+    );
+    for (const [, now] of settled) {
+      if (now === 'confirmed') addTo(ctx.result, 'alertsConfirmed');
+      else if (now === 'alreadySent') addTo(ctx.result, 'alertsSkippedAlreadySent');
+      else addTo(ctx.result, 'alertsInProgressElsewhere');
+    }
+    if (settled.length > 0)
+      ctx.result.outputs.push(`confirmed ${settled.length} alert(s) to ${entry.recipient.address}`);
+    return claimed;
+  }
+  reportUnknown(
+    ctx,
+    unknown.map(([a]) => a),
+  );
+  await tellOwner(
+    ctx,
+    entry,
+    unknown.map(([, u]) => u),
+  );
   return claimed;
 }
 
@@ -127,7 +210,7 @@ async function unsent(ctx: RunContext, alerts: Alert[]): Promise<Alert[]> {
     if (record === undefined) due.push(a);
     else if (record.state === 'done') addTo(ctx.result, 'alertsSkippedAlreadySent');
     else if (record.state === 'in-progress') addTo(ctx.result, 'alertsInProgressElsewhere');
-    else if (ctx.resendUnknown) due.push(a);
+    else if (ctx.unknownDeliveries === 'resend') due.push(a);
     else unknown.push(a);
   }
   reportUnknown(ctx, unknown);
@@ -141,8 +224,8 @@ function reportUnknown(ctx: RunContext, unknown: Alert[]): void {
   const first = unknown[0]!;
   ctx.result.errors.push(
     `${unknown.length} alert(s) (first: product ${first.productId}, ${first.stage}) were in an email that may or may ` +
-      "not have gone out; not sent again. Check the mail server's log, then run `pulse licenses --resend-unknown` " +
-      'if it did not arrive',
+      "not have gone out; not sent again. Check the mail server's log, then run `pulse licenses alerts " +
+      '--resend-unknown` (not delivered) or `--confirm-unknown` (delivered)',
   );
 }
 

@@ -34,8 +34,12 @@ export interface LicenseAlertOptions {
   dryRun?: boolean;
   /** The hourly schedule: a recipient is told only once `sendTime` has passed in its time zone. */
   scheduled?: boolean;
-  /** Send again alerts whose earlier email may or may not have gone out (a person checked the mail log). */
-  resendUnknown?: boolean;
+  /**
+   * Alerts whose earlier email may or may not have gone out, after a person checked the mail server's log:
+   * `resend` sends them again, `confirm` records them as delivered without sending. Default: report them (exit 1)
+   * and tell the owner once per such email.
+   */
+  unknownDeliveries?: 'resend' | 'confirm';
 }
 
 export type { LicenseAlertCounts } from './counts.ts';
@@ -89,7 +93,7 @@ export async function runLicenseAlerts(
     windows: usageWindows(now.toISOString().slice(0, 10), licenses.usage.windowDays),
     usage: new Map(),
     dryRun: opts.dryRun === true,
-    resendUnknown: opts.resendUnknown === true,
+    unknownDeliveries: opts.unknownDeliveries,
     result,
   };
   for (const entry of evaluate.byRecipient.values()) {

