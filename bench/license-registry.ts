@@ -6,22 +6,33 @@
  * - `… measure <registryKeys> <baseUrl> <origin> <productId>`: a fresh consumer process per run, which reads the
  *   whole registry through `consumeRegistry` and reports wall time, keys/s and its peak RSS, then times single
  *   pages at the start and at the end of the registry (the emulator answers both in O(limit)).
- * Sizes take turns, ROUNDS runs each; the figures are medians and the RSS ratio compares 1M keys against 100k.
+ * - `… peers`: dynalite (in memory) and the SMTP sink (outbox in a temporary directory), fresh for each alerts run;
+ * - `… alerts <registryKeys> <baseUrl> <origin> <productId> <peers JSON>`: a fresh process per run that runs the
+ *   real alerts job, `runLicenseAlerts`, over the registry with the ledger and the mailer on those peers, and
+ *   reports wall time, alerts sent and its peak RSS.
+ * Sizes take turns, ROUNDS bare reads and ALERT_ROUNDS alerts runs each; the figures are medians (of two: the
+ * higher) and the RSS ratios compare 1M keys against 100k. The bare reads isolate the stream from the job.
  * The password is random per run and reaches the children by environment, never by command line or output.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { getHeapSpaceStatistics } from 'node:v8';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { reportingClientFor } from '../src/app/service-client.ts';
 import type { ReportingClient } from '../src/client/index.ts';
 import { parseConfig } from '../src/config/load.ts';
 import type { PulseConfig } from '../src/config/schema.ts';
 import { streamRegistry } from '../src/jobs/licenses/registry-stream.ts';
+import { fixedClock } from '../src/ports/clock.ts';
 import type { Logger } from '../src/ports/logger.ts';
 import { benchScript, exitWithParent, median, type Peer, peakRssMb, round, runChild, startPeer } from './processes.ts';
 
 const SIZES = [100_000, 1_000_000] as const;
 const ROUNDS = 3;
+/** The alerts job takes ~10× the bare read (a ledger claim per alert): fewer rounds. */
+const ALERT_ROUNDS = 2;
 const PAGE_PROBES = 15;
 const TODAY = '2026-11-20';
 const USER = 'bench@example.com';
@@ -78,6 +89,10 @@ export interface LicenseRegistryResult {
   rssRatio: number;
   /** The same with SMALL_YOUNG_GENERATION. */
   rssRatioSmallYoung: number;
+  /** The alerts job over the same registries: per size with the default flags, then with SMALL_YOUNG_GENERATION. */
+  alerts: LicenseAlertsSize[];
+  alertsRssRatio: number;
+  alertsRssRatioSmallYoung: number;
 }
 
 /**
@@ -125,9 +140,8 @@ function peakRssOf(pid: number): number | null {
 }
 
 /**
- * What reads the registry, as a license job would: the bare stream for now, evaluating every key as it streams in.
- * To bench the alerts job instead, replace the body with its call (src/jobs/licenses/run-alerts.ts
- * `runLicenseAlerts(config, ports, opts)`, with the ports built from `client`) and return its `keysScanned`.
+ * The bare stream, looking at every key as it streams in: what any license job pays to read the registry, without
+ * the job's own work (the `alerts` runs below measure that).
  */
 async function consumeRegistry(config: PulseConfig, client: ReportingClient, productId: string): Promise<number> {
   return client.withSession(async (c) => {
@@ -192,11 +206,135 @@ async function measure(registryKeys: number, baseUrl: string, origin: string, pr
   return run;
 }
 
+interface PeersInfo {
+  dynamoEndpoint: string;
+  smtpPort: number;
+  pid: number;
+}
+
+/** dynalite (in memory) and the SMTP sink, in a process of their own so their memory is not the job's. */
+async function servePeers(): Promise<void> {
+  const { startDynalite } = await import('../src/adapters/local/peer-servers.ts');
+  const { startSmtpSink } = await import('../src/adapters/local/smtp-sink.ts');
+  const outboxDir = mkdtempSync(join(tmpdir(), 'pulse-bench-outbox-'));
+  const dynamo = await startDynalite();
+  const sink = await startSmtpSink({ outboxDir });
+  process.on(
+    'SIGTERM',
+    () =>
+      void Promise.all([dynamo.close(), sink.close()]).finally(() => {
+        rmSync(outboxDir, { recursive: true, force: true });
+        process.exit(0);
+      }),
+  );
+  exitWithParent();
+  const info: PeersInfo = { dynamoEndpoint: dynamo.endpoint, smtpPort: sink.port, pid: process.pid };
+  console.log(JSON.stringify(info));
+}
+
+export interface AlertsRun {
+  registryKeys: number;
+  keys: number;
+  ms: number;
+  keysPerS: number;
+  alertsSent: number;
+  emails: number;
+  peakRssMb: number;
+  startRssMb: number;
+  liveHeapStartMb: number;
+  liveHeapEndMb: number;
+  newSpaceMb: number;
+}
+
+export interface LicenseAlertsSize {
+  registryKeys: number;
+  nodeArgs: string[];
+  runs: AlertsRun[];
+  ms: number;
+  alertsSent: number;
+  emails: number;
+  peakRssMb: number;
+}
+
+const ALERT_ROUTE_PATTERN = '[02468]$';
+
+/**
+ * The alerts job over the whole registry, as the hourly Lambda runs it (not scheduled, so every recipient is due):
+ * real ledger (dynalite, a fresh table per run so every alert is new) and real SMTP (the sink), both in the peers'
+ * process. The owner gets the keys no route takes, a route the keys ending in an even digit: two emails per run.
+ */
+async function measureAlerts(
+  registryKeys: number,
+  baseUrl: string,
+  origin: string,
+  productId: string,
+  peers: PeersInfo,
+) {
+  // Loaded only here, so the bare-read processes (which import this module too) do not carry them.
+  const { DynamoDbLedger, dynamoDocumentClientFor } = await import('../src/adapters/aws/dynamodb-ledger.ts');
+  const { ensureTable } = await import('../src/adapters/local/peer-servers.ts');
+  const { smtpMailer } = await import('../src/adapters/mail/nodemailer-mailer.ts');
+  const { runLicenseAlerts } = await import('../src/jobs/licenses/run-license-alerts.ts');
+  const config = parseConfig({
+    service: { baseUrl, origin, credentials: { source: 'env' } },
+    products: [{ id: productId }],
+    mail: { from: 'pulse@example.com' },
+    licenses: {
+      owner: { address: 'licenses@example.com' },
+      routing: [{ keyPattern: ALERT_ROUTE_PATTERN, recipients: [{ address: 'even@example.com' }] }],
+    },
+  });
+  const credentials = () => ({ userName: USER, password: process.env[PASSWORD_ENV]! });
+  const client = reportingClientFor(config.service, credentials, quiet);
+  const db = dynamoDocumentClientFor({ endpoint: peers.dynamoEndpoint });
+  const tableName = `pulse-bench-${registryKeys}-${randomBytes(4).toString('hex')}`;
+  await ensureTable(db as unknown as DynamoDBClient, tableName);
+  const ledger = new DynamoDbLedger({ client: db, tableName });
+  const mailer = smtpMailer({ host: '127.0.0.1', port: peers.smtpPort, secure: false });
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  const liveHeapMb = () => {
+    gc();
+    return Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+  };
+  const liveHeapStartMb = liveHeapMb();
+  const startRssMb = peakRssMb();
+  const t0 = performance.now();
+  const result = await runLicenseAlerts(config, {
+    client,
+    mailer,
+    ledger,
+    clock: fixedClock(`${TODAY}T12:00:00Z`),
+    logger: quiet,
+  });
+  const ms = performance.now() - t0;
+  const peak = peakRssMb();
+  const newSpace = getHeapSpaceStatistics().find((sp) => sp.space_name === 'new_space')?.space_size ?? 0;
+  const liveHeapEndMb = liveHeapMb();
+  if (!result.ok) throw new Error(`alerts failed: ${result.errors.join('; ')}`);
+  const c = result.counts;
+  const run: AlertsRun = {
+    registryKeys,
+    keys: c.keysScanned,
+    ms: Math.round(ms),
+    keysPerS: Math.round(c.keysScanned / (ms / 1000)),
+    alertsSent: c.alertsSent,
+    emails: c.emails,
+    peakRssMb: peak,
+    startRssMb,
+    liveHeapStartMb,
+    liveHeapEndMb,
+    newSpaceMb: Math.round(newSpace / 2 ** 20),
+  };
+  return run;
+}
+
 async function orchestrate(): Promise<LicenseRegistryResult> {
   process.env[PASSWORD_ENV] = randomBytes(18).toString('base64url');
   const sizes: LicenseRegistrySize[] = [];
   const variants = [[], SMALL_YOUNG_GENERATION];
   const runs = variants.map(() => SIZES.map((): RegistryRun[] => []));
+  const alertRuns = variants.map(() => SIZES.map((): AlertsRun[] => []));
+  const alerts: LicenseAlertsSize[] = [];
   const emulators: Peer<EmulatorInfo>[] = [];
   for (const n of SIZES)
     emulators.push(await startPeer<EmulatorInfo>(benchScript('license-registry'), ['emulator', n]));
@@ -218,6 +356,28 @@ async function orchestrate(): Promise<LicenseRegistryResult> {
         }
       }
     }
+    for (let turn = 0; turn < ALERT_ROUNDS; turn++) {
+      const order = turn % 2 === 0 ? [0, 1] : [1, 0];
+      for (const [v, nodeArgs] of variants.entries()) {
+        for (const s of order) {
+          const { baseUrl, origin, productId } = emulators[s]!.info;
+          // Fresh peers per run: every run meets an empty ledger and outbox, and the peers' memory is not the job's.
+          const peers = await startPeer<PeersInfo>(benchScript('license-registry'), ['peers']);
+          try {
+            const args = ['alerts', SIZES[s]!, baseUrl, origin, productId, JSON.stringify(peers.info)];
+            const r = await runChild<AlertsRun>(benchScript('license-registry'), args, ['--expose-gc', ...nodeArgs]);
+            if (r.keys < SIZES[s]!) throw new Error(`alerts read ${r.keys} of ${SIZES[s]} keys`);
+            const flags = nodeArgs.join(' ') || 'default flags';
+            process.stderr.write(
+              `  alerts, ${r.keys} keys (${flags}): ${r.ms} ms, ${r.alertsSent} alerts in ${r.emails} emails, peak RSS ${r.peakRssMb} MB\n`,
+            );
+            alertRuns[v]![s]!.push(r);
+          } finally {
+            await peers.stop();
+          }
+        }
+      }
+    }
     for (const [v, nodeArgs] of variants.entries())
       SIZES.forEach((n, s) => {
         const rs = runs[v]![s]!;
@@ -236,6 +396,19 @@ async function orchestrate(): Promise<LicenseRegistryResult> {
           lastPageMs: median(rs.map((r) => r.lastPageMs)),
         });
       });
+    for (const [v, nodeArgs] of variants.entries())
+      SIZES.forEach((n, s) => {
+        const rs = alertRuns[v]![s]!;
+        alerts.push({
+          registryKeys: n,
+          nodeArgs,
+          runs: rs,
+          ms: median(rs.map((r) => r.ms)),
+          alertsSent: median(rs.map((r) => r.alertsSent)),
+          emails: median(rs.map((r) => r.emails)),
+          peakRssMb: median(rs.map((r) => r.peakRssMb)),
+        });
+      });
   } finally {
     for (const e of emulators) await e.stop();
   }
@@ -249,12 +422,19 @@ async function orchestrate(): Promise<LicenseRegistryResult> {
     sizes,
     rssRatio: round(sizes[1]!.peakRssMb / sizes[0]!.peakRssMb),
     rssRatioSmallYoung: round(sizes[3]!.peakRssMb / sizes[2]!.peakRssMb),
+    alerts,
+    alertsRssRatio: round(alerts[1]!.peakRssMb / alerts[0]!.peakRssMb),
+    alertsRssRatioSmallYoung: round(alerts[3]!.peakRssMb / alerts[2]!.peakRssMb),
   };
 }
 
 const [command, ...args] = process.argv.slice(2);
 if (command === 'emulator') await serveEmulator(Number(args[0]));
-else if (command === 'measure') {
+else if (command === 'peers') await servePeers();
+else if (command === 'alerts') {
+  const [n, baseUrl, origin, productId, peers] = args as [string, string, string, string, string];
+  console.log(JSON.stringify(await measureAlerts(Number(n), baseUrl, origin, productId, JSON.parse(peers))));
+} else if (command === 'measure') {
   const [n, baseUrl, origin, productId] = args as [string, string, string, string];
   console.log(JSON.stringify(await measure(Number(n), baseUrl, origin, productId)));
 } else console.log(JSON.stringify(await orchestrate()));
