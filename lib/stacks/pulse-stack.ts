@@ -329,7 +329,9 @@ export class PulseStack extends Stack {
       schedule: Schedule.cron({ minute: '10' }),
       alarmTopic: this.alarmTopic,
       timeout: Duration.minutes(15),
-      memorySize: 512,
+      // Measured (bench/RESULTS.md "License registry"): a run over 1M keys with 117k alerts peaks near 500 MB even
+      // with the heap capped, so 512 MB would be at the edge of running out; memory also buys CPU in Lambda.
+      memorySize: 1024,
       environment: { ...this.jobEnvironment(config), PULSE_TEMPLATES_DIR: '/var/task/templates' },
       assets: { 'build/templates/license-alert.html': 'templates/license-alert.html' },
     });
