@@ -12,13 +12,15 @@
  *   (a later run reads it as unknown once its lease is over and does not send again).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { mapWithConcurrency } from '../client/index.ts';
 import { type Clock, systemClock } from '../ports/clock.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { Logger } from '../ports/logger.ts';
 import { type Mailer, type MailMessage, MailNotSentError } from '../ports/mailer.ts';
 
 /** Ledger records written at once when one email settles many keys. */
-const SETTLE_IN_FLIGHT = 16;
+/** Ledger calls in flight at once when many keys are settled together (a license alert email's claims). */
+export const LEDGER_CALLS_IN_FLIGHT = 16;
 
 export type DeliveryOutcome = 'sent' | 'alreadySent' | 'inProgressElsewhere' | 'unknown' | 'sentUnconfirmed' | 'failed';
 
@@ -107,19 +109,17 @@ export async function sendClaimed(
   } catch (e) {
     if (e instanceof MailNotSentError) {
       // A release that fails leaves the claim to expire into `unknown`: visible, never a duplicate.
-      for (const key of keys) {
-        await ledger
-          .release(key)
-          .catch((r: unknown) => logger.error('ledger release failed', { key, error: describe(r) }));
-      }
+      await eachKey(keys, (key) =>
+        ledger.release(key).catch((r: unknown) => logger.error('ledger release failed', { key, error: describe(r) })),
+      );
       return failed(logger, label, describe(e));
     }
     const reason = `the mail server may have taken it: ${describe(e)}`;
-    for (const key of keys) {
-      await ledger
+    await eachKey(keys, (key) =>
+      ledger
         .markUnknown(key, reason)
-        .catch((r: unknown) => logger.error('ledger mark-unknown failed', { key, error: describe(r) }));
-    }
+        .catch((r: unknown) => logger.error('ledger mark-unknown failed', { key, error: describe(r) })),
+    );
     logger.error('delivery unknown', { key: label, error: describe(e) });
     return { outcome: 'unknown', error: reason };
   }
@@ -127,16 +127,12 @@ export async function sendClaimed(
   const sentAt = (ports.clock ?? systemClock).now().toISOString();
   const detail = { messageId, sentAt, ...(opts.resendUnknown ? { resentAfterUnknown: true } : {}) };
   const unrecorded: string[] = [];
-  // A license alert email may carry thousands of keys: record them a few at a time, not one round trip each.
-  for (let i = 0; i < keys.length; i += SETTLE_IN_FLIGHT) {
-    const batch = keys.slice(i, i + SETTLE_IN_FLIGHT);
-    const errors = await Promise.all(batch.map((key) => completeWithRetries(ledger, key, detail, opts)));
-    errors.forEach((error, j) => {
-      if (error === undefined) return;
-      unrecorded.push(batch[j]!);
-      logger.error('sent but unconfirmed', { key: batch[j], messageId, error });
-    });
-  }
+  const errors = await eachKey(keys, (key) => completeWithRetries(ledger, key, detail, opts));
+  errors.forEach((error, i) => {
+    if (error === undefined) return;
+    unrecorded.push(keys[i]!);
+    logger.error('sent but unconfirmed', { key: keys[i], messageId, error });
+  });
   if (unrecorded.length === 0) {
     logger.info('sent', { key: label, messageId });
     return { outcome: 'sent', messageId };
@@ -144,6 +140,13 @@ export async function sendClaimed(
   const which = keys.length === 1 ? '' : ` (${unrecorded.length} of ${keys.length} keys)`;
   return { outcome: 'sentUnconfirmed', messageId, error: `sent (${messageId}) but not recorded in the ledger${which}` };
 }
+
+/**
+ * `call` for every key, LEDGER_CALLS_IN_FLIGHT at a time: a license alert email may carry thousands of keys, and
+ * one round trip after another would take minutes. The calls here never reject (their errors are handled inside).
+ */
+const eachKey = <R>(keys: string[], call: (key: string) => Promise<R>): Promise<R[]> =>
+  mapWithConcurrency(keys, LEDGER_CALLS_IN_FLIGHT, call);
 
 /** Records a sent key as done, retrying what may pass; the last error when it never succeeded. */
 async function completeWithRetries(

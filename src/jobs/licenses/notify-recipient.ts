@@ -6,13 +6,13 @@
  * recorded as delivered only when a person asks. A dry run reads the ledger instead of claiming, and neither sends
  * nor writes.
  */
-import type { ReportingClient } from '../../client/index.ts';
+import { mapWithConcurrency, type ReportingClient } from '../../client/index.ts';
 import type { LicensesConfig, PulseConfig } from '../../config/schema.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { MailMessage } from '../../ports/mailer.ts';
 import { renderLicenseAlertEmail } from '../../render/license-alert-email.ts';
-import { confirmUnknown, type DeliveryPorts, sendClaimed } from '../deliver-once.ts';
+import { confirmUnknown, type DeliveryPorts, LEDGER_CALLS_IN_FLIGHT, sendClaimed } from '../deliver-once.ts';
 import { tallyDelivery } from '../delivery-tally.ts';
 import { localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
@@ -25,18 +25,10 @@ import { fetchUsage, type KeyUsage, type UsageWindows } from './usage.ts';
 
 /** Gmail clips HTML above 102 KB; the email stays below this with room for headers. */
 export const MAX_HTML_BYTES = 100_000;
-/** Ledger calls in flight at once. */
-const LEDGER_IN_FLIGHT = 16;
-
-/** Each alert with what `call` answered for it, LEDGER_IN_FLIGHT calls at a time, in order. */
+/** Each alert with what `call` answered for it, in order, with as many ledger calls in flight as sendClaimed. */
 async function inBatches<T>(alerts: Alert[], call: (a: Alert) => Promise<T>): Promise<[Alert, T][]> {
-  const out: [Alert, T][] = [];
-  for (let i = 0; i < alerts.length; i += LEDGER_IN_FLIGHT) {
-    const batch = alerts.slice(i, i + LEDGER_IN_FLIGHT);
-    const answers = await Promise.all(batch.map(call));
-    out.push(...answers.map((answer, j): [Alert, T] => [batch[j]!, answer]));
-  }
-  return out;
+  const answers = await mapWithConcurrency(alerts, LEDGER_CALLS_IN_FLIGHT, call);
+  return answers.map((answer, i): [Alert, T] => [alerts[i]!, answer]);
 }
 
 export interface RunContext {
