@@ -10,8 +10,6 @@ import { noticeUnknownDelivery, type UnknownDelivery } from '../unknown-delivery
 export const digestLedgerKey = (digestId: string, isoWeek: string, address: string) =>
   `digest#${digestId}#${isoWeek}#${address.toLowerCase()}`;
 
-export { unknownNoticeKey } from '../unknown-delivery-notice.ts';
-
 export type DigestCounts = {
   sent: number;
   /** The ledger says sent (by an earlier run, or recorded by the operator with --confirm-unknown). */
@@ -40,11 +38,6 @@ export const emptyDigestCounts = (): DigestCounts => ({
   inProgressElsewhere: 0,
   confirmed: 0,
 });
-
-/** How a delivery counts: the shared tally, with its default counter names (the digest's). */
-export { tallyDelivery } from '../delivery-tally.ts';
-
-export type { UnknownDelivery } from '../unknown-delivery-notice.ts';
 
 /** Tells the digest's owner of one delivery whose outcome is unknown, once; returns an error line if that failed. */
 export async function noticeUnknownDigestDelivery(

@@ -13,16 +13,11 @@ import type { Ledger } from '../../ports/ledger.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Mailer } from '../../ports/mailer.ts';
 import { confirmUnknown, deliverOnce } from '../deliver-once.ts';
+import { tallyDelivery } from '../delivery-tally.ts';
 import type { JobResult } from '../job-result.ts';
+import type { UnknownDelivery } from '../unknown-delivery-notice.ts';
 import { archiveDigest, browserCopyKey, digestArchivePrefix } from './archive-digest.ts';
-import {
-  type DigestCounts,
-  digestLedgerKey,
-  emptyDigestCounts,
-  noticeUnknownDigestDelivery,
-  tallyDelivery,
-  type UnknownDelivery,
-} from './deliver.ts';
+import { type DigestCounts, digestLedgerKey, emptyDigestCounts, noticeUnknownDigestDelivery } from './deliver.ts';
 import { sendFailureNotice } from './failure-notice.ts';
 import { type PreparedDigest, prepareDigest, subjectOf } from './prepare.ts';
 import { digestWeek, isDue } from './week.ts';
