@@ -103,6 +103,12 @@ export interface LicenseRegistryResult {
  */
 const SMALL_YOUNG_GENERATION = ['--max-semi-space-size=16'];
 
+/** Heap in use after a full collection (the children run with --expose-gc): what is still held, not garbage. */
+function liveHeapMb(): number {
+  (globalThis as { gc?: () => void }).gc!();
+  return Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+}
+
 async function serveEmulator(registryKeys: number): Promise<void> {
   const t0 = performance.now();
   // Loaded only in the emulator's process: the measuring children import this module too.
@@ -167,11 +173,6 @@ async function measure(registryKeys: number, baseUrl: string, origin: string, pr
   });
   const credentials = () => ({ userName: USER, password: process.env[PASSWORD_ENV]! });
   const client = reportingClientFor(config.service, credentials, quiet);
-  const gc = (globalThis as { gc?: () => void }).gc!; // the child runs with --expose-gc
-  const liveHeapMb = () => {
-    gc();
-    return Math.round(process.memoryUsage().heapUsed / 2 ** 20);
-  };
   const liveHeapStartMb = liveHeapMb();
   const startRssMb = peakRssMb();
   const t0 = performance.now();
@@ -291,11 +292,6 @@ async function measureAlerts(
   await ensureTable(db as unknown as DynamoDBClient, tableName);
   const ledger = new DynamoDbLedger({ client: db, tableName });
   const mailer = smtpMailer({ host: '127.0.0.1', port: peers.smtpPort, secure: false });
-  const gc = (globalThis as { gc?: () => void }).gc!;
-  const liveHeapMb = () => {
-    gc();
-    return Math.round(process.memoryUsage().heapUsed / 2 ** 20);
-  };
   const liveHeapStartMb = liveHeapMb();
   const startRssMb = peakRssMb();
   const t0 = performance.now();

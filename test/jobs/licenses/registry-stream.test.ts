@@ -4,31 +4,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.ts';
-import { ConsoleLogger } from '../../../src/adapters/console-logger.ts';
 import { compareCodePoints } from '../../../src/api/code-point-order.ts';
-import { reportingClientFor } from '../../../src/app/service-client.ts';
 import type { ReportingClient } from '../../../src/client/index.ts';
-import { parseConfig } from '../../../src/config/load.ts';
 import { streamRegistry } from '../../../src/jobs/licenses/registry-stream.ts';
+import { signedInClient } from '../../helpers/emulator-config.ts';
 import { startTestEmulator } from '../../helpers/emulator-session.ts';
 
 let emu: Emulator;
 let client: ReportingClient;
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const config = parseConfig({
-    service: {
-      baseUrl: emu.baseUrl,
-      origin: emu.origin,
-      headerPrefix: emu.headerPrefix,
-      credentials: { source: 'env' },
-    },
-    products: [{ id: emu.products[0]!.productId }],
-    mail: { from: 'pulse@example.com' },
-  });
-  const logger = new ConsoleLogger({ service: 'test', level: 'error', write: () => undefined });
-  client = reportingClientFor(config.service, () => emu.credentials, logger);
-  await client.signIn();
+  client = await signedInClient(emu);
 });
 afterAll(async () => {
   await client?.logout();
