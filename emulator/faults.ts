@@ -38,6 +38,8 @@ export interface FaultRule {
   openFilesUnavailable?: boolean;
   /** Stop applying the rule after it has fired this many times (bursts). */
   times?: number;
+  /** Let this many matching requests pass untouched first (a fault in the middle of a run). */
+  after?: number;
 }
 
 export interface FaultProfile {
@@ -57,6 +59,7 @@ const NUMERIC_KEYS = [
   'sessionExpiresAfterRequests',
   'downloadBytesPerSecond',
   'times',
+  'after',
 ] as const;
 const RATE_KEYS = [
   'serverErrorRate',
@@ -143,6 +146,8 @@ interface ActiveRule {
   rule: FaultRule;
   path?: RegExp;
   fired: number;
+  /** Requests matched so far (for `after`). */
+  seen: number;
 }
 
 export class FaultInjector {
@@ -156,7 +161,7 @@ export class FaultInjector {
   set(profile: FaultProfile): void {
     const p = parseFaultProfile(profile);
     this.rng = new Rng(p.seed ?? 1);
-    this.rules = p.rules.map((rule) => ({ rule, ...(rule.path ? { path: new RegExp(rule.path) } : {}), fired: 0 }));
+    this.rules = p.rules.map((rule) => ({ rule, ...(rule.path ? { path: new RegExp(rule.path) } : {}), fired: 0, seen: 0 }));
   }
 
   clear(): void {
@@ -168,7 +173,8 @@ export class FaultInjector {
       (r) =>
         (r.rule.times === undefined || r.fired < r.rule.times) &&
         (!r.rule.operations || (operationId !== undefined && r.rule.operations.includes(operationId))) &&
-        (!r.path || r.path.test(path)),
+        (!r.path || r.path.test(path)) &&
+        ++r.seen > (r.rule.after ?? 0),
     );
   }
 

@@ -1,7 +1,7 @@
 /** Public entry of the Reporting Service client. */
 export { OPERATIONS, type OperationId } from '../api/operations.ts';
 export { RESPONSE_SCHEMAS, ReportingClient } from './client.ts';
-export { mapWithConcurrency } from './concurrency.ts';
+export { forEachWithConcurrency, mapWithConcurrency } from './concurrency.ts';
 export type { Download } from './download.ts';
 export * from './errors.ts';
 export type { CallOptions } from './families/caller.ts';

@@ -12,13 +12,12 @@
  *   (a later run reads it as unknown once its lease is over and does not send again).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mapWithConcurrency } from '../client/index.ts';
+import { forEachWithConcurrency } from '../client/index.ts';
 import { type Clock, systemClock } from '../ports/clock.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { Logger } from '../ports/logger.ts';
 import { type Mailer, type MailMessage, MailNotSentError } from '../ports/mailer.ts';
 
-/** Ledger records written at once when one email settles many keys. */
 /** Ledger calls in flight at once when many keys are settled together (a license alert email's claims). */
 export const LEDGER_CALLS_IN_FLIGHT = 16;
 
@@ -93,60 +92,72 @@ export async function confirmUnknown(
 
 /**
  * Sends `message` under claims this caller holds (`keys`, from `ledger.claim`), then settles every key the same
- * way: complete after a send, release when it certainly did not go out, unknown when it may have.
+ * way: complete after a send, release when it certainly did not go out, unknown when it may have. `keys` is read
+ * once, after the send: a license alert email's claims come from a file, not from memory.
  */
 export async function sendClaimed(
   ports: DeliveryPorts,
-  keys: string[],
+  keys: Iterable<string> | AsyncIterable<string>,
   message: MailMessage,
   opts: Pick<DeliveryOptions, 'resendUnknown' | 'completeAttempts' | 'retryDelayMs'> = {},
 ): Promise<Delivery> {
   const { ledger, mailer, logger } = ports;
-  const label = keys.length === 1 ? keys[0]! : `${keys[0]} and ${keys.length - 1} more`;
   let messageId: string;
   try {
     ({ messageId } = await mailer.send(message));
   } catch (e) {
     if (e instanceof MailNotSentError) {
       // A release that fails leaves the claim to expire into `unknown`: visible, never a duplicate.
-      await eachKey(keys, (key) =>
+      const settled = await eachKey(keys, (key) =>
         ledger.release(key).catch((r: unknown) => logger.error('ledger release failed', { key, error: describe(r) })),
       );
-      return failed(logger, label, describe(e));
+      return failed(logger, settled.label, describe(e));
     }
     const reason = `the mail server may have taken it: ${describe(e)}`;
-    await eachKey(keys, (key) =>
+    const settled = await eachKey(keys, (key) =>
       ledger
         .markUnknown(key, reason)
         .catch((r: unknown) => logger.error('ledger mark-unknown failed', { key, error: describe(r) })),
     );
-    logger.error('delivery unknown', { key: label, error: describe(e) });
+    logger.error('delivery unknown', { key: settled.label, error: describe(e) });
     return { outcome: 'unknown', error: reason };
   }
 
   const sentAt = (ports.clock ?? systemClock).now().toISOString();
   const detail = { messageId, sentAt, ...(opts.resendUnknown ? { resentAfterUnknown: true } : {}) };
-  const unrecorded: string[] = [];
-  const errors = await eachKey(keys, (key) => completeWithRetries(ledger, key, detail, opts));
-  errors.forEach((error, i) => {
+  let unrecorded = 0;
+  const settled = await eachKey(keys, async (key) => {
+    const error = await completeWithRetries(ledger, key, detail, opts);
     if (error === undefined) return;
-    unrecorded.push(keys[i]!);
-    logger.error('sent but unconfirmed', { key: keys[i], messageId, error });
+    unrecorded++;
+    logger.error('sent but unconfirmed', { key, messageId, error });
   });
-  if (unrecorded.length === 0) {
-    logger.info('sent', { key: label, messageId });
+  if (unrecorded === 0) {
+    logger.info('sent', { key: settled.label, messageId });
     return { outcome: 'sent', messageId };
   }
-  const which = keys.length === 1 ? '' : ` (${unrecorded.length} of ${keys.length} keys)`;
+  const which = settled.count === 1 ? '' : ` (${unrecorded} of ${settled.count} keys)`;
   return { outcome: 'sentUnconfirmed', messageId, error: `sent (${messageId}) but not recorded in the ledger${which}` };
 }
 
 /**
  * `call` for every key, LEDGER_CALLS_IN_FLIGHT at a time: a license alert email may carry thousands of keys, and
  * one round trip after another would take minutes. The calls here never reject (their errors are handled inside).
+ * Returns how many keys there were and a label for the log ("k1 and 41 more").
  */
-const eachKey = <R>(keys: string[], call: (key: string) => Promise<R>): Promise<R[]> =>
-  mapWithConcurrency(keys, LEDGER_CALLS_IN_FLIGHT, call);
+async function eachKey(
+  keys: Iterable<string> | AsyncIterable<string>,
+  call: (key: string) => Promise<unknown>,
+): Promise<{ count: number; label: string }> {
+  let count = 0;
+  let first = '';
+  await forEachWithConcurrency(keys, LEDGER_CALLS_IN_FLIGHT, async (key, i) => {
+    if (i === 0) first = key;
+    count++;
+    await call(key);
+  });
+  return { count, label: count === 1 ? first : `${first} and ${count - 1} more` };
+}
 
 /** Records a sent key as done, retrying what may pass; the last error when it never succeeded. */
 async function completeWithRetries(

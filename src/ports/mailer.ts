@@ -1,7 +1,8 @@
 /** Mail port: one fully rendered message out; adapters: SES v2 and SMTP (nodemailer), the local SMTP sink. */
 export interface MailAttachment {
   filename: string;
-  content: Uint8Array;
+  /** The bytes, or a stream of them read once when the message is sent (a large CSV built on disk). */
+  content: Uint8Array | AsyncIterable<Uint8Array>;
   contentType: string;
   /** Content-ID for inline images referenced as `cid:<cid>` in the HTML. */
   cid?: string;

@@ -47,11 +47,19 @@ export async function startLocalDigest(opts: {
   digests: Record<string, unknown>[];
   products?: { id: string; name?: string }[];
   clients?: number;
+  /** Registry keys generated beyond the planted ones (the emulator's `registryKeys`). */
+  registryKeys?: number;
 }): Promise<LocalDigest> {
   const workDir = await mkdtemp(join(tmpdir(), 'pulse-digest-'));
   const peers = await startLocalPeers({
     workDir,
-    emulator: { clients: opts.clients ?? 400, seed: 7, today: DIGEST_TODAY, maxSessionsPerUser: 20 },
+    emulator: {
+      clients: opts.clients ?? 400,
+      seed: 7,
+      today: DIGEST_TODAY,
+      maxSessionsPerUser: 20,
+      ...(opts.registryKeys !== undefined ? { registryKeys: opts.registryKeys } : {}),
+    },
   });
   const emu = peers.emulator;
   const config = parseConfig({

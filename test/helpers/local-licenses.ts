@@ -32,8 +32,8 @@ export interface LocalLicenses extends LocalDigest {
   licenseMails(to?: string): Promise<LicenseMail[]>;
 }
 
-export async function startLocalLicenses(): Promise<LocalLicenses> {
-  const local = await startLocalDigest({ digests: [] });
+export async function startLocalLicenses(opts: { registryKeys?: number } = {}): Promise<LocalLicenses> {
+  const local = await startLocalDigest({ digests: [], ...opts });
   const configWith = (licenses: Record<string, unknown>) => ({ ...local.config, licenses: Licenses.parse(licenses) });
   return {
     ...local,

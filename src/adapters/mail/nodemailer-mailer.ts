@@ -3,6 +3,7 @@
  * the MIME tree: multipart/alternative (text, then multipart/related holding the HTML and its inline `cid:` images),
  * inside multipart/mixed only when there are ordinary attachments too.
  */
+import { Readable } from 'node:stream';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { createTransport, type Transporter } from 'nodemailer';
 import { type Mailer, type MailMessage, MailNotSentError } from '../../ports/mailer.ts';
@@ -39,7 +40,10 @@ export function toNodemailerMail(message: MailMessage) {
     ...(message.headers ? { headers: message.headers } : {}),
     attachments: (message.attachments ?? []).map((a) => ({
       filename: a.filename,
-      content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength),
+      content:
+        a.content instanceof Uint8Array
+          ? Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength)
+          : Readable.from(a.content),
       contentType: a.contentType,
       ...(a.cid !== undefined ? { cid: a.cid, contentDisposition: 'inline' as const } : {}),
     })),

@@ -25,7 +25,7 @@ export interface PreparedDigest {
   html: string;
   text: string;
   /** Inline PNGs referenced by `cid:` in the HTML. */
-  images: MailAttachment[];
+  images: (MailAttachment & { content: Uint8Array })[];
   guard: GuardResult;
 }
 

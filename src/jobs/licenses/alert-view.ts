@@ -1,6 +1,7 @@
 /**
- * What one recipient's email says: the alerts sorted most urgent first (stage, then label, then days left), grouped
- * by stage, the first `maxKeys` shown, and a CSV of all of them. Plain text only; the renderer escapes.
+ * What one recipient's email says: the most urgent alerts (stage, then label, then days left), grouped by stage, the
+ * first `maxKeys` shown, the counts of all of them (`AlertSummary`), and the CSV rows of all of them. Plain text
+ * only; the renderer escapes.
  */
 
 import type { LicenseAlertView } from '../../render/license-alert-email.ts';
@@ -18,6 +19,9 @@ const LABEL_TONES: Record<Label, LicenseAlertView['groups'][number]['rows'][numb
 };
 
 const labelRank = (a: ShownAlert) => Math.min(LABELS.length, ...a.labels.map((l) => LABELS.indexOf(l)));
+
+/** The first two keys of `byUrgency` (stage, then label) as one number, lower first: the CSV's groups. */
+export const urgencyGroup = (a: ShownAlert): number => urgencyOf(a.stage) * (LABELS.length + 1) + labelRank(a);
 
 export function byUrgency(a: ShownAlert, b: ShownAlert): number {
   return (
@@ -54,9 +58,52 @@ function trendOf(a: ShownAlert): { trendText: string; trend: 'up' | 'down' | 'fl
   return { trend: 'flat', trendText: '= no change' };
 }
 
-/** `alerts` sorted by `byUrgency`; the first `maxKeys` are shown. */
-export function alertView(alerts: ShownAlert[], maxKeys: number, ctx: ViewContext): LicenseAlertView {
-  const shown = alerts.slice(0, maxKeys);
+/** What an email's figures count: every alert it carries, not only those shown. */
+export interface AlertSummary {
+  alerts: number;
+  /** Distinct (product, license key): a key can be in two stages. */
+  keys: number;
+  byStage: Map<Stage, number>;
+  byLabel: Map<Label, number>;
+}
+
+export const emptySummary = (): AlertSummary => ({ alerts: 0, keys: 0, byStage: new Map(), byLabel: new Map() });
+
+/** Counts one alert; `newKey` when it is the first alert of its (product, key). */
+export function addToSummary(summary: AlertSummary, a: ShownAlert, newKey: boolean): void {
+  summary.alerts++;
+  if (newKey) summary.keys++;
+  summary.byStage.set(a.stage, (summary.byStage.get(a.stage) ?? 0) + 1);
+  for (const l of a.labels) summary.byLabel.set(l, (summary.byLabel.get(l) ?? 0) + 1);
+}
+
+/** The summary of alerts all at hand. */
+export function summarize(alerts: ShownAlert[]): AlertSummary {
+  const summary = emptySummary();
+  const seen = new Set<string>();
+  for (const a of alerts) {
+    const id = `${a.productId}\u0000${a.key.licenseKey}`;
+    addToSummary(summary, a, !seen.has(id));
+    seen.add(id);
+  }
+  return summary;
+}
+
+/** Stages most urgent first, with their counts. */
+export const stagesByUrgency = (summary: AlertSummary): [Stage, number][] =>
+  [...summary.byStage].sort(([a], [b]) => urgencyOf(a) - urgencyOf(b));
+
+/**
+ * `top`: the most urgent alerts, sorted by `byUrgency` (the first `maxKeys` are shown); `summary`: all the alerts
+ * the email carries (by default, `top` itself).
+ */
+export function alertView(
+  top: ShownAlert[],
+  maxKeys: number,
+  ctx: ViewContext,
+  summary: AlertSummary = summarize(top),
+): LicenseAlertView {
+  const shown = top.slice(0, maxKeys);
   const groups: LicenseAlertView['groups'] = [];
   let current: Stage | undefined;
   for (const a of shown) {
@@ -78,35 +125,31 @@ export function alertView(alerts: ShownAlert[], maxKeys: number, ctx: ViewContex
       labels: a.labels.map((l) => ({ text: LABEL_TITLES[l], tone: LABEL_TONES[l] })),
     });
   }
-  const stageCounts = new Map<Stage, number>();
-  for (const a of alerts) stageCounts.set(a.stage, (stageCounts.get(a.stage) ?? 0) + 1);
-  const byLabel = LABELS.map((l) => ({
-    text: LABEL_TITLES[l],
-    count: alerts.filter((a) => a.labels.includes(l)).length,
-  }));
+  const byLabel = LABELS.map((l) => ({ text: LABEL_TITLES[l], count: summary.byLabel.get(l) ?? 0 }));
   const summaries = [
-    { title: 'By stage', lines: [...stageCounts].map(([stage, count]) => ({ text: stageTitle(stage), count })) },
+    { title: 'By stage', lines: stagesByUrgency(summary).map(([stage, count]) => ({ text: stageTitle(stage), count })) },
     { title: 'By label', lines: byLabel.filter((l) => l.count > 0) },
   ].filter((s) => s.lines.length > 0);
-  const keys = new Set(alerts.map((a) => `${a.productId}\u0000${a.key.licenseKey}`)).size;
+  const { keys, alerts } = summary;
   return {
     title: 'License keys that need action',
     dateLabel: `${shortDate(ctx.today)} ${ctx.today.slice(0, 4)}`,
     intro:
-      keys === alerts.length
+      keys === alerts
         ? `${plural(keys, 'license key')} reached a new alert stage.`
-        : `${plural(keys, 'license key')} reached a new alert stage (${alerts.length} alerts: some keys are in two).`,
+        : `${plural(keys, 'license key')} reached a new alert stage (${alerts} alerts: some keys are in two).`,
     summaries,
     groups,
     moreText:
-      shown.length < alerts.length
-        ? `Showing the ${shown.length} most urgent of ${alerts.length} alerts; all of them are in the attached CSV file.`
+      shown.length < alerts
+        ? `Showing the ${shown.length} most urgent of ${alerts} alerts; all of them are in the attached CSV file.`
         : null,
     footer: ctx.footer,
   };
 }
 
-const CSV_HEADER = [
+/** The CSV attachment's first line. */
+export const ALERT_CSV_HEADER = csvRow([
   'product',
   'productName',
   'licenseKey',
@@ -120,27 +163,22 @@ const CSV_HEADER = [
   'clientsPreviousWindow',
   'lastSeenDate',
   'overQuotaCount',
-];
+]);
 
-/** Every alert, one line each, most urgent first. */
-export function alertCsv(alerts: ShownAlert[], productName: (id: string) => string): string {
-  let csv = csvRow(CSV_HEADER);
-  for (const a of alerts) {
-    csv += csvRow([
-      a.productId,
-      productName(a.productId),
-      a.key.licenseKey,
-      a.key.licenseType,
-      a.stage,
-      a.labels.join(' '),
-      a.key.expiryDate,
-      a.daysLeft,
-      a.key.clientCount,
-      a.usage.lastWindow,
-      a.usage.previousWindow,
-      a.key.lastSeenDate,
-      a.key.overQuotaCount,
-    ]);
-  }
-  return csv;
-}
+/** One alert's line of the CSV attachment. */
+export const alertCsvRow = (a: ShownAlert, productName: (id: string) => string): string =>
+  csvRow([
+    a.productId,
+    productName(a.productId),
+    a.key.licenseKey,
+    a.key.licenseType,
+    a.stage,
+    a.labels.join(' '),
+    a.key.expiryDate,
+    a.daysLeft,
+    a.key.clientCount,
+    a.usage.lastWindow,
+    a.usage.previousWindow,
+    a.key.lastSeenDate,
+    a.key.overQuotaCount,
+  ]);

@@ -1,8 +1,9 @@
 /**
  * One alert: a key in a stage, for one recipient. Only what the email, the CSV and the ledger need is kept (not the
- * whole registry record), so the alerts held during a run stay small next to the keys streamed past.
+ * whole registry record); during a run the alerts wait on disk, one `AlertRow` a line.
  */
 import type { Label } from './labels.ts';
+import { licenseAlertLedgerKey } from './ledger-key.ts';
 import type { RegistryKey } from './registry-key.ts';
 import type { LicenseRecipient } from './routing.ts';
 import type { Stage } from './stage.ts';
@@ -30,17 +31,46 @@ export interface ShownAlert extends Alert {
   labels: Label[];
 }
 
-/** Everything one recipient may be told in this run. */
-export interface RecipientAlerts {
-  recipient: LicenseRecipient;
-  alerts: Alert[];
+/**
+ * An alert as one line of a recipient's spool (alert-spool.ts), its fields in a fixed order; the ledger key is not
+ * stored but built again from them (`fromAlertRow`).
+ */
+export type AlertRow = [
+  productId: string,
+  licenseKey: string,
+  licenseType: string,
+  expiryDate: string | null,
+  clientCount: number,
+  overQuotaCount: number,
+  lastSeenDate: string | null,
+  stage: Stage,
+  daysLeft: number | null,
+  expiredInUse: 0 | 1,
+];
+
+export const toAlertRow = (a: Omit<Alert, 'ledgerKey'>): AlertRow => [
+  a.productId,
+  a.key.licenseKey,
+  a.key.licenseType,
+  a.key.expiryDate,
+  a.key.clientCount,
+  a.key.overQuotaCount,
+  a.key.lastSeenDate,
+  a.stage,
+  a.daysLeft,
+  a.expiredInUse ? 1 : 0,
+];
+
+/** The alert of `row` for `recipient`. */
+export function fromAlertRow(row: AlertRow, recipient: LicenseRecipient): Alert {
+  const [productId, licenseKey, licenseType, expiryDate, clientCount, overQuotaCount, lastSeenDate, stage] = row;
+  return {
+    productId,
+    key: { licenseKey, licenseType, expiryDate, clientCount, overQuotaCount, lastSeenDate },
+    stage,
+    daysLeft: row[8],
+    expiredInUse: row[9] === 1,
+    ledgerKey: licenseAlertLedgerKey({ productId, licenseKey, stage, expiryDate, address: recipient.address }),
+  };
 }
 
-export const slimKey = (k: RegistryKey): AlertKey => ({
-  licenseKey: k.licenseKey,
-  licenseType: k.licenseType,
-  expiryDate: k.expiryDate,
-  clientCount: k.clientCount,
-  overQuotaCount: k.overQuotaCount,
-  lastSeenDate: k.lastSeenDate,
-});

@@ -1,28 +1,29 @@
 /**
  * Evaluates each key as the registry streams past: its recipients (routing), and for each recipient whose turn it
- * is, the stages the key is in on that recipient's local date. Keys without an alert are dropped at once; the
- * alerts are kept per recipient.
+ * is, the stages the key is in on that recipient's local date. Keys without an alert are dropped at once; each alert
+ * goes to `onAlert` (the run's spool), so nothing here grows with the registry.
  */
 import type { LicensesConfig } from '../../config/schema.ts';
 import { localDateTime } from '../digest/week.ts';
-import { type Alert, type RecipientAlerts, slimKey } from './alert.ts';
-import { licenseAlertLedgerKey } from './ledger-key.ts';
+import type { Alert } from './alert.ts';
 import type { RegistryKey } from './registry-key.ts';
 import { type LicenseRecipient, routerFor } from './routing.ts';
 import { daysUntil, isExpiredInUse, type StageRules, stagesOf } from './stage.ts';
 
 export interface Evaluator {
-  /** Adds the alerts of one key. */
+  /** Hands on the alerts of one key. */
   add(productId: string, key: RegistryKey): void;
-  /** Per recipient (by address), in the order first met. */
-  readonly byRecipient: Map<string, RecipientAlerts>;
 }
+
+/** An alert for a recipient, without its ledger key (built from the fields where it is claimed). */
+export type OnAlert = (recipient: LicenseRecipient, alert: Omit<Alert, 'ledgerKey'>) => void;
 
 export function evaluator(
   config: LicensesConfig,
   now: Date,
   /** Whether this recipient is told in this run (scheduled runs: once its send time has passed). */
   isTurn: (recipient: LicenseRecipient) => boolean,
+  onAlert: OnAlert,
 ): Evaluator {
   const route = routerFor(config);
   const rules: StageRules = { ...config.stages, blockedSeenWithinDays: config.inUse.blockedSeenWithinDays };
@@ -36,9 +37,7 @@ export function evaluator(
     return date;
   };
   const turns = new Map<LicenseRecipient, boolean>();
-  const byRecipient = new Map<string, RecipientAlerts>();
   return {
-    byRecipient,
     add(productId, key) {
       for (const recipient of route(productId, key)) {
         if (!turns.has(recipient)) turns.set(recipient, isTurn(recipient));
@@ -46,27 +45,9 @@ export function evaluator(
         const today = localDate(recipient.timeZone);
         const stages = stagesOf(key, today, serviceToday, rules);
         if (stages.length === 0) continue;
-        const address = recipient.address.toLowerCase();
-        const entry = byRecipient.get(address) ?? { recipient, alerts: [] };
-        byRecipient.set(address, entry);
-        const slim = slimKey(key);
-        for (const stage of stages) {
-          const alert: Alert = {
-            productId,
-            key: slim,
-            stage,
-            daysLeft: key.expiryDate === null ? null : daysUntil(key.expiryDate, today),
-            expiredInUse: isExpiredInUse(key, today),
-            ledgerKey: licenseAlertLedgerKey({
-              productId,
-              licenseKey: key.licenseKey,
-              stage,
-              expiryDate: key.expiryDate,
-              address,
-            }),
-          };
-          entry.alerts.push(alert);
-        }
+        const daysLeft = key.expiryDate === null ? null : daysUntil(key.expiryDate, today);
+        const expiredInUse = isExpiredInUse(key, today);
+        for (const stage of stages) onAlert(recipient, { productId, key, stage, daysLeft, expiredInUse });
       }
     },
   };

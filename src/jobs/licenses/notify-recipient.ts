@@ -1,12 +1,14 @@
 /**
- * One recipient's email of a run: claim each of its alerts in the ledger (a conditional write each; alerts claimed
- * by an earlier or a concurrent run drop out), fetch the usage of the claimed keys, render, and send the one email
- * under all its claims (sendClaimed settles them together). Nothing claimed → nothing sent. An email whose outcome
- * is unknown is reported and told once to the owner (unknown-delivery-notice.ts); its alerts are sent again or
- * recorded as delivered only when a person asks. A dry run reads the ledger instead of claiming, and neither sends
- * nor writes.
+ * One recipient's email of a run, from the alerts spooled for it (alert-spool.ts), ALERT_BATCH at a time: claim each
+ * alert in the ledger (a conditional write each; alerts claimed by an earlier or a concurrent run drop out), fetch
+ * the usage of the batch's claimed keys, and add them to the draft (alert-email-draft.ts); then send the one email
+ * under all the claims (sendClaimed settles them together, reading their ledger keys back from disk). Nothing
+ * claimed → nothing sent. What the run holds is a batch and the draft's most urgent alerts, whatever the number of
+ * alerts. An email whose outcome is unknown is reported and told once to the owner (unknown-delivery-notice.ts);
+ * its alerts are sent again or recorded as delivered only when a person asks. A dry run reads the ledger instead of
+ * claiming, and neither sends nor writes.
  */
-import { mapWithConcurrency, type ReportingClient } from '../../client/index.ts';
+import { forEachWithConcurrency, mapWithConcurrency, type ReportingClient } from '../../client/index.ts';
 import type { LicensesConfig, PulseConfig } from '../../config/schema.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
@@ -16,15 +18,22 @@ import { confirmUnknown, type DeliveryPorts, LEDGER_CALLS_IN_FLIGHT, sendClaimed
 import { tallyDelivery } from '../delivery-tally.ts';
 import { localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
+import type { ScratchDir } from '../spill-file.ts';
 import { noticeUnknownDelivery } from '../unknown-delivery-notice.ts';
-import type { Alert, RecipientAlerts, ShownAlert } from './alert.ts';
-import { alertCsv, alertView, byUrgency, type ViewContext } from './alert-view.ts';
+import type { Alert, ShownAlert } from './alert.ts';
+import { AlertEmailDraft } from './alert-email-draft.ts';
+import { type RecipientSpool, spooledAlerts } from './alert-spool.ts';
+import { type AlertSummary, alertView, stagesByUrgency, type ViewContext } from './alert-view.ts';
 import { addTo, EMAIL_COUNTERS, type LicenseAlertCounts } from './counts.ts';
 import { labelsOf } from './labels.ts';
+import type { LicenseRecipient } from './routing.ts';
 import { fetchUsage, type KeyUsage, type UsageWindows } from './usage.ts';
 
 /** Gmail clips HTML above 102 KB; the email stays below this with room for headers. */
 export const MAX_HTML_BYTES = 100_000;
+/** Alerts read back, claimed and looked up at a time. */
+export const ALERT_BATCH = 1000;
+
 /** Each alert with what `call` answered for it, in order, with as many ledger calls in flight as sendClaimed. */
 async function inBatches<T>(alerts: Alert[], call: (a: Alert) => Promise<T>): Promise<[Alert, T][]> {
   const answers = await mapWithConcurrency(alerts, LEDGER_CALLS_IN_FLIGHT, call);
@@ -37,8 +46,8 @@ export interface RunContext {
   ports: DeliveryPorts & { client: Pick<ReportingClient, 'dateRangeReport'>; ledger: Ledger; clock: Clock };
   now: Date;
   windows: UsageWindows;
-  /** Usage already fetched in this run, by product and key. */
-  usage: Map<string, KeyUsage>;
+  /** Where the drafts keep their CSV lines and ledger keys. */
+  scratch: ScratchDir;
   dryRun: boolean;
   /**
    * Alerts whose earlier email's outcome is unknown, after a person checked the mail server's log: `resend` sends
@@ -48,58 +57,97 @@ export interface RunContext {
   result: JobResult<LicenseAlertCounts>;
 }
 
-const usageKey = (productId: string, licenseKey: string) => `${productId}\u0000${licenseKey}`;
+/** The unknown alerts met, and per email (the recipient's local date of its claims) what the owner is told. */
+interface UnknownTally {
+  /** The recipient's, which dates its emails. */
+  timeZone: string;
+  alerts: number;
+  first: Alert | undefined;
+  emails: Map<string, UnknownEmail>;
+}
 
-export async function notifyRecipient(ctx: RunContext, entry: RecipientAlerts): Promise<void> {
+interface UnknownEmail {
+  alerts: number;
+  claimedAt: string;
+  reason: string;
+}
+
+export async function notifyRecipient(ctx: RunContext, spool: RecipientSpool): Promise<void> {
   const { result } = ctx;
-  const address = entry.recipient.address;
-  const due = ctx.dryRun ? await unsent(ctx, entry.alerts) : await claim(ctx, entry);
-  if (due.length === 0) return;
-  let shown: ShownAlert[];
+  const { recipient } = spool;
+  const names = new Map(ctx.config.products.map((p) => [p.id, p.name ?? p.id]));
+  const productName = (id: string) => names.get(id) ?? id;
+  const draft = new AlertEmailDraft(ctx.scratch, ctx.licenses.maxKeysInEmail, productName);
+  const unknown: UnknownTally = { timeZone: recipient.timeZone, alerts: 0, first: undefined, emails: new Map() };
+  let failure: unknown;
   try {
-    await ensureUsage(ctx, due);
-    shown = due
-      .map((a) => {
-        const usage = ctx.usage.get(usageKey(a.productId, a.key.licenseKey))!;
-        return { ...a, usage, labels: labelsOf({ ...a, licenseType: a.key.licenseType }, usage, ctx.licenses) };
-      })
-      .sort(byUrgency);
+    for await (const batch of spooledAlerts(spool, ALERT_BATCH)) {
+      const due = ctx.dryRun ? await unsent(ctx, batch, unknown) : await claim(ctx, batch, draft, unknown);
+      if (due.length === 0) continue;
+      const usage = await batchUsage(ctx, due);
+      for (const a of due) {
+        const u = usage.get(usageKey(a.productId, a.key.licenseKey))!;
+        draft.add({ ...a, usage: u, labels: labelsOf({ ...a, licenseType: a.key.licenseType }, u, ctx.licenses) });
+      }
+      await draft.flushIfFull();
+    }
   } catch (e) {
     // Nothing was sent: give the claims back so the next run sends them.
-    if (!ctx.dryRun) for (const a of due) await ctx.ports.ledger.release(a.ledgerKey).catch(() => undefined);
-    throw e;
+    if (!ctx.dryRun) await releaseAll(ctx, draft);
+    failure = e;
   }
+  reportUnknown(ctx, unknown);
+  if (!ctx.dryRun) await tellOwner(ctx, recipient, unknown.emails);
+  if (failure !== undefined) throw failure;
+  const { summary } = draft;
+  if (summary.alerts === 0) return;
+  const address = recipient.address;
   if (ctx.dryRun) {
-    result.outputs.push(`would tell ${address}: ${describe(shown)}`);
-    count(result, shown);
+    result.outputs.push(`would tell ${address}: ${describe(summary)}`);
+    count(result, summary);
     return;
   }
-  const message = messageFor(ctx, entry, shown);
-  const delivery = await sendClaimed(
-    ctx.ports,
-    due.map((a) => a.ledgerKey),
-    message,
-  );
-  tallyDelivery(result, delivery, `license alerts to ${address} (${shown.length} alerts)`, EMAIL_COUNTERS);
+  const message = messageFor(ctx, recipient, draft, productName);
+  const delivery = await sendClaimed(ctx.ports, draft.ledgerKeys(), message);
+  tallyDelivery(result, delivery, `license alerts to ${address} (${summary.alerts} alerts)`, EMAIL_COUNTERS);
   if (delivery.outcome === 'sent' || delivery.outcome === 'sentUnconfirmed') {
-    count(result, shown);
-    result.outputs.push(`told ${address}: ${describe(shown)}`);
+    count(result, summary);
+    result.outputs.push(`told ${address}: ${describe(summary)}`);
   }
   if (delivery.outcome === 'unknown') {
     // The ledger's own claim time, as a later run reads it, so both name the same notice.
-    const record = await ctx.ports.ledger.get(due[0]!.ledgerKey).catch(() => undefined);
+    const firstKey = (await draft.ledgerKeys().next()).value as string;
+    const record = await ctx.ports.ledger.get(firstKey).catch(() => undefined);
     const claimedAt = record && record.state !== 'done' ? record.claimedAt : ctx.ports.clock.now().toISOString();
-    await tellOwner(
-      ctx,
-      entry,
-      due.map(() => ({ claimedAt, reason: delivery.error ?? '' })),
-    );
+    const email = { alerts: summary.alerts, claimedAt, reason: delivery.error ?? '' };
+    await tellOwner(ctx, recipient, new Map([[localDateTime(new Date(claimedAt), recipient.timeZone).date, email]]));
   }
 }
 
-interface UnknownClaim {
-  claimedAt: string;
-  reason: string;
+const usageKey = (productId: string, licenseKey: string) => `${productId}\u0000${licenseKey}`;
+
+/** The usage of a batch's keys, by product and key. */
+async function batchUsage(ctx: RunContext, alerts: Alert[]): Promise<Map<string, KeyUsage>> {
+  const keysByProduct = new Map<string, Set<string>>();
+  for (const a of alerts) {
+    const keys = keysByProduct.get(a.productId) ?? new Set<string>();
+    keysByProduct.set(a.productId, keys);
+    keys.add(a.key.licenseKey);
+  }
+  const usage = new Map<string, KeyUsage>();
+  for (const [productId, keys] of keysByProduct) {
+    for (const [key, u] of await fetchUsage(ctx.ports.client, productId, [...keys], ctx.windows)) {
+      usage.set(usageKey(productId, key), u);
+    }
+  }
+  return usage;
+}
+
+/** Gives back every claim of the draft; a release that fails leaves the claim to expire into `unknown`. */
+async function releaseAll(ctx: RunContext, draft: AlertEmailDraft): Promise<void> {
+  await forEachWithConcurrency(draft.ledgerKeys(), LEDGER_CALLS_IN_FLIGHT, (key) =>
+    ctx.ports.ledger.release(key).catch(() => undefined),
+  );
 }
 
 /**
@@ -107,15 +155,10 @@ interface UnknownClaim {
  * by its recipient and the recipient's local date of its claims (one email per recipient and day), so a later run
  * that finds its alerts still unknown sends no second notice.
  */
-async function tellOwner(ctx: RunContext, entry: RecipientAlerts, unknown: UnknownClaim[]): Promise<void> {
-  const address = entry.recipient.address;
-  const emails = new Map<string, UnknownClaim[]>();
-  for (const u of unknown) {
-    const date = localDateTime(new Date(u.claimedAt), entry.recipient.timeZone).date;
-    emails.set(date, [...(emails.get(date) ?? []), u]);
-  }
-  for (const [date, claims] of emails) {
-    const n = claims.length;
+async function tellOwner(ctx: RunContext, recipient: LicenseRecipient, emails: Map<string, UnknownEmail>) {
+  const address = recipient.address;
+  for (const [date, email] of emails) {
+    const n = email.alerts;
     const problem = await noticeUnknownDelivery(
       ctx.ports,
       {
@@ -128,7 +171,7 @@ async function tellOwner(ctx: RunContext, entry: RecipientAlerts, unknown: Unkno
         command: 'pulse licenses alerts',
         headers: { 'X-Pulse-License-Alerts-Notice': date },
       },
-      { address, claimedAt: claims[0]!.claimedAt, reason: claims[0]!.reason },
+      { address, claimedAt: email.claimedAt, reason: email.reason },
     );
     if (problem) {
       ctx.result.ok = false;
@@ -137,134 +180,123 @@ async function tellOwner(ctx: RunContext, entry: RecipientAlerts, unknown: Unkno
   }
 }
 
-function count(result: JobResult<LicenseAlertCounts>, shown: ShownAlert[]): void {
-  addTo(result, 'alertsSent', shown.length);
-  for (const a of shown) {
-    addTo(result, `stage:${a.stage}`);
-    for (const l of a.labels) addTo(result, `label:${l}`);
-  }
+function count(result: JobResult<LicenseAlertCounts>, summary: AlertSummary): void {
+  addTo(result, 'alertsSent', summary.alerts);
+  for (const [stage, n] of summary.byStage) addTo(result, `stage:${stage}`, n);
+  for (const [label, n] of summary.byLabel) addTo(result, `label:${label}`, n);
 }
 
 /** "3 alerts (before-7 ×2, over-quota ×1)". */
-function describe(shown: ShownAlert[]): string {
-  const stages = new Map<string, number>();
-  for (const a of shown) stages.set(a.stage, (stages.get(a.stage) ?? 0) + 1);
-  const parts = [...stages].map(([s, n]) => `${s} ×${n}`);
-  return `${shown.length} alert${shown.length === 1 ? '' : 's'} (${parts.join(', ')})`;
+function describe(summary: AlertSummary): string {
+  const parts = stagesByUrgency(summary).map(([s, n]) => `${s} ×${n}`);
+  return `${summary.alerts} alert${summary.alerts === 1 ? '' : 's'} (${parts.join(', ')})`;
 }
 
 /**
- * Claims every alert; returns those this run now holds, counting the others. Alerts whose earlier email is unknown
- * are confirmed (`confirm`), taken over to be sent again (`resend`), or reported and told to the owner.
+ * Claims a batch of alerts; returns those this run now holds (recorded in the draft at once), counting the others.
+ * Alerts whose earlier email is unknown are confirmed (`confirm`), taken over to be sent again (`resend`), or
+ * tallied to be reported and told to the owner.
  */
-async function claim(ctx: RunContext, entry: RecipientAlerts): Promise<Alert[]> {
+async function claim(ctx: RunContext, alerts: Alert[], draft: AlertEmailDraft, unknown: UnknownTally) {
   const claimed: Alert[] = [];
-  const unknown: [Alert, UnknownClaim][] = [];
+  const unsettled: Alert[] = [];
   const claimOptions = ctx.unknownDeliveries === 'resend' ? { takeOverUnknown: true } : {};
-  for (const [a, o] of await inBatches(entry.alerts, (a) => ctx.ports.ledger.claim(a.ledgerKey, claimOptions))) {
-    if (o.outcome === 'claimed') claimed.push(a);
-    else if (o.outcome === 'done') addTo(ctx.result, 'alertsSkippedAlreadySent');
+  for (const [a, o] of await inBatches(alerts, (a) => ctx.ports.ledger.claim(a.ledgerKey, claimOptions))) {
+    if (o.outcome === 'claimed') {
+      draft.claimed(a.ledgerKey);
+      claimed.push(a);
+    } else if (o.outcome === 'done') addTo(ctx.result, 'alertsSkippedAlreadySent');
     else if (o.outcome === 'busy') addTo(ctx.result, 'alertsInProgressElsewhere');
-    else unknown.push([a, { claimedAt: o.claimedAt, reason: o.reason }]);
+    else if (ctx.unknownDeliveries === 'confirm') unsettled.push(a);
+    else {
+      const date = localDateTime(new Date(o.claimedAt), unknown.timeZone).date;
+      const email = unknown.emails.get(date) ?? { alerts: 0, claimedAt: o.claimedAt, reason: o.reason };
+      email.alerts++;
+      unknown.emails.set(date, email);
+      tallyUnknown(unknown, a);
+    }
   }
-  if (ctx.unknownDeliveries === 'confirm') {
-    const settled = await inBatches(
-      unknown.map(([a]) => a),
-      (a) => confirmUnknown({ ledger: ctx.ports.ledger, clock: ctx.ports.clock }, a.ledgerKey),
+  if (unsettled.length > 0) {
+    const settled = await inBatches(unsettled, (a) =>
+      confirmUnknown({ ledger: ctx.ports.ledger, clock: ctx.ports.clock }, a.ledgerKey),
     );
     for (const [, now] of settled) {
       if (now === 'confirmed') addTo(ctx.result, 'alertsConfirmed');
       else if (now === 'alreadySent') addTo(ctx.result, 'alertsSkippedAlreadySent');
       else addTo(ctx.result, 'alertsInProgressElsewhere');
     }
-    if (settled.length > 0)
-      ctx.result.outputs.push(`confirmed ${settled.length} alert(s) to ${entry.recipient.address}`);
-    return claimed;
   }
-  reportUnknown(
-    ctx,
-    unknown.map(([a]) => a),
-  );
-  await tellOwner(
-    ctx,
-    entry,
-    unknown.map(([, u]) => u),
-  );
   return claimed;
 }
 
-/** Dry run: the alerts the ledger has no record of (read only). */
-async function unsent(ctx: RunContext, alerts: Alert[]): Promise<Alert[]> {
+function tallyUnknown(unknown: UnknownTally, a: Alert): void {
+  unknown.alerts++;
+  unknown.first ??= a;
+}
+
+/** Dry run: the alerts of a batch the ledger has no record of (read only). */
+async function unsent(ctx: RunContext, alerts: Alert[], unknown: UnknownTally): Promise<Alert[]> {
   const due: Alert[] = [];
-  const unknown: Alert[] = [];
   const records = await inBatches(alerts, (a) => ctx.ports.ledger.get(a.ledgerKey));
   for (const [a, record] of records) {
     if (record === undefined) due.push(a);
     else if (record.state === 'done') addTo(ctx.result, 'alertsSkippedAlreadySent');
     else if (record.state === 'in-progress') addTo(ctx.result, 'alertsInProgressElsewhere');
     else if (ctx.unknownDeliveries === 'resend') due.push(a);
-    else unknown.push(a);
+    else tallyUnknown(unknown, a);
   }
-  reportUnknown(ctx, unknown);
   return due;
 }
 
-function reportUnknown(ctx: RunContext, unknown: Alert[]): void {
-  if (unknown.length === 0) return;
-  addTo(ctx.result, 'alertsUnknown', unknown.length);
+function reportUnknown(ctx: RunContext, unknown: UnknownTally): void {
+  const first = unknown.first;
+  if (first === undefined) return;
+  addTo(ctx.result, 'alertsUnknown', unknown.alerts);
   ctx.result.ok = false;
-  const first = unknown[0]!;
   ctx.result.errors.push(
-    `${unknown.length} alert(s) (first: product ${first.productId}, ${first.stage}) were in an email that may or may ` +
-      "not have gone out; not sent again. Check the mail server's log, then run `pulse licenses alerts " +
+    `${unknown.alerts} alert(s) (first: product ${first.productId}, ${first.stage}) were in an email that may or ` +
+      "may not have gone out; not sent again. Check the mail server's log, then run `pulse licenses alerts " +
       '--resend-unknown` (not delivered) or `--confirm-unknown` (delivered)',
   );
 }
 
-async function ensureUsage(ctx: RunContext, alerts: Alert[]): Promise<void> {
-  const missing = new Map<string, Set<string>>();
-  for (const a of alerts) {
-    if (ctx.usage.has(usageKey(a.productId, a.key.licenseKey))) continue;
-    const keys = missing.get(a.productId) ?? new Set<string>();
-    missing.set(a.productId, keys);
-    keys.add(a.key.licenseKey);
-  }
-  for (const [productId, keys] of missing) {
-    const usage = await fetchUsage(ctx.ports.client, productId, [...keys], ctx.windows);
-    for (const [key, u] of usage) ctx.usage.set(usageKey(productId, key), u);
-  }
-}
-
-/** The email with the most urgent alerts that fit: `maxKeys`, fewer if the HTML would pass MAX_HTML_BYTES. */
-export function renderFitting(shown: ShownAlert[], maxKeys: number, viewCtx: ViewContext) {
+/**
+ * The email with the most urgent alerts that fit: `maxKeys`, fewer if the HTML would pass MAX_HTML_BYTES. `shown`
+ * sorted by urgency; `summary` counts every alert the email carries (by default, `shown`).
+ */
+export function renderFitting(shown: ShownAlert[], maxKeys: number, viewCtx: ViewContext, summary?: AlertSummary) {
   let limit = Math.min(maxKeys, shown.length);
-  let rendered = renderLicenseAlertEmail(alertView(shown, limit, viewCtx));
+  let rendered = renderLicenseAlertEmail(alertView(shown, limit, viewCtx, summary));
   while (Buffer.byteLength(rendered.html) > MAX_HTML_BYTES && limit > 1) {
     limit = Math.max(1, Math.floor(limit * 0.7));
-    rendered = renderLicenseAlertEmail(alertView(shown, limit, viewCtx));
+    rendered = renderLicenseAlertEmail(alertView(shown, limit, viewCtx, summary));
   }
   return { rendered, limit };
 }
 
-function messageFor(ctx: RunContext, entry: RecipientAlerts, shown: ShownAlert[]): MailMessage {
-  const names = new Map(ctx.config.products.map((p) => [p.id, p.name ?? p.id]));
-  const productName = (id: string) => names.get(id) ?? id;
-  const today = localDateTime(ctx.now, entry.recipient.timeZone).date;
+function messageFor(
+  ctx: RunContext,
+  recipient: LicenseRecipient,
+  draft: AlertEmailDraft,
+  productName: (id: string) => string,
+): MailMessage {
+  const today = localDateTime(ctx.now, recipient.timeZone).date;
   const viewCtx = { today, productName, windowDays: ctx.licenses.usage.windowDays, footer: 'Sent by Pulse' };
-  const { rendered, limit } = renderFitting(shown, ctx.licenses.maxKeysInEmail, viewCtx);
-  const keys = new Set(shown.map((a) => `${a.productId}\u0000${a.key.licenseKey}`)).size;
+  const { summary } = draft;
+  const { rendered, limit } = renderFitting(draft.top(), ctx.licenses.maxKeysInEmail, viewCtx, summary);
+  const { keys } = summary;
   return {
     from: ctx.config.mail.from,
-    to: entry.recipient.address,
+    to: recipient.address,
     subject: `License alerts: ${keys} key${keys === 1 ? '' : 's'} need${keys === 1 ? 's' : ''} action (${today})`,
     html: rendered.html,
     text: rendered.text,
-    ...(limit < shown.length
+    ...(limit < summary.alerts
       ? {
           attachments: [
             {
               filename: `license-alerts-${today}.csv`,
-              content: new TextEncoder().encode(alertCsv(shown, productName)),
+              content: draft.csv(),
               contentType: 'text/csv; charset=utf-8',
             },
           ],

@@ -1,8 +1,9 @@
 /**
  * The license alert job (`pulse licenses`, the hourly Lambda, `npm start`): stream each product's license key
  * registry (registry-stream.ts), evaluate every key as it passes (evaluate.ts: routing, stages in each recipient's
- * time zone), keep only the alerts, then tell each recipient once (notify-recipient.ts: claim in the ledger, usage
- * from the service, one email under all the claims). The same function runs in Lambda, the CLI and tests.
+ * time zone), spool the alerts per recipient on disk (alert-spool.ts), then tell each recipient once
+ * (notify-recipient.ts: claim in the ledger, usage from the service, one email under all the claims). Memory holds
+ * pages and batches, never the registry or all its alerts. The same function runs in Lambda, the CLI and tests.
  */
 import type { ReportingClient } from '../../client/index.ts';
 import type { PulseConfig } from '../../config/schema.ts';
@@ -13,6 +14,8 @@ import type { Mailer } from '../../ports/mailer.ts';
 import { localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
 import { addTo, emptyLicenseAlertCounts, type LicenseAlertCounts } from './counts.ts';
+import { ScratchDir } from '../spill-file.ts';
+import { AlertSpool } from './alert-spool.ts';
 import { evaluator } from './evaluate.ts';
 import { notifyRecipient } from './notify-recipient.ts';
 import { streamRegistry } from './registry-stream.ts';
@@ -40,6 +43,8 @@ export interface LicenseAlertOptions {
    * and tell the owner once per such email.
    */
   unknownDeliveries?: 'resend' | 'confirm';
+  /** Where the run keeps its alerts until it sends (removed at its end). @default the OS temp dir (Lambda: /tmp) */
+  scratchDir?: string;
 }
 
 export type { LicenseAlertCounts } from './counts.ts';
@@ -61,9 +66,27 @@ export async function runLicenseAlerts(
     ports.logger.info('no licenses section in the config: nothing to do');
     return result;
   }
+  const scratch = await ScratchDir.create('pulse-license-alerts', opts.scratchDir);
+  try {
+    await alertAll(config, licenses, ports, opts, scratch, result);
+  } finally {
+    await scratch.remove();
+  }
+  return result;
+}
+
+async function alertAll(
+  config: PulseConfig,
+  licenses: NonNullable<PulseConfig['licenses']>,
+  ports: LicenseAlertPorts,
+  opts: LicenseAlertOptions,
+  scratch: ScratchDir,
+  result: JobResult<LicenseAlertCounts>,
+): Promise<void> {
   const now = ports.clock.now();
   const isTurn = (r: LicenseRecipient) => !opts.scheduled || localDateTime(now, r.timeZone).time >= licenses.sendTime;
-  const evaluate = evaluator(licenses, now, isTurn);
+  const spool = new AlertSpool(scratch);
+  const evaluate = evaluator(licenses, now, isTurn, spool.add);
   const productIds = opts.productIds ?? licenses.productIds ?? config.products.map((p) => p.id);
   for (const productId of productIds) {
     try {
@@ -77,6 +100,7 @@ export async function runLicenseAlerts(
       for await (const page of pages) {
         result.counts.keysScanned += page.length;
         for (const key of page) evaluate.add(productId, key);
+        await spool.flushIfFull();
       }
     } catch (e) {
       // One product's registry could not be read: its keys are not alerted; the others still are.
@@ -91,20 +115,20 @@ export async function runLicenseAlerts(
     ports,
     now,
     windows: usageWindows(now.toISOString().slice(0, 10), licenses.usage.windowDays),
-    usage: new Map(),
+    scratch,
     dryRun: opts.dryRun === true,
     unknownDeliveries: opts.unknownDeliveries,
     result,
   };
-  for (const entry of evaluate.byRecipient.values()) {
+  for (const recipientSpool of spool.recipients()) {
+    const { address } = recipientSpool.recipient;
     try {
-      await notifyRecipient(ctx, entry);
+      await notifyRecipient(ctx, recipientSpool);
     } catch (e) {
-      fail(result, `license alerts to ${entry.recipient.address}: ${describe(e)}`);
-      ports.logger.error('license alerts not sent', { recipient: entry.recipient.address, error: describe(e) });
+      fail(result, `license alerts to ${address}: ${describe(e)}`);
+      ports.logger.error('license alerts not sent', { recipient: address, error: describe(e) });
     }
   }
-  return result;
 }
 
 function fail(result: JobResult, error: string): void {

@@ -1,0 +1,87 @@
+/**
+ * One recipient's license alert email, built batch by batch as its alerts are claimed, in memory that does not grow
+ * with them: the counts (`summary`), the `maxShown` most urgent alerts (what the email can show), and on disk the
+ * CSV line of every alert (grouped by stage and label, most urgent first) and the ledger key of every claim (what
+ * the send settles, or what a failure gives back).
+ */
+import type { ScratchDir, SpillFile } from '../spill-file.ts';
+import type { ShownAlert } from './alert.ts';
+import {
+  ALERT_CSV_HEADER,
+  type AlertSummary,
+  addToSummary,
+  alertCsvRow,
+  byUrgency,
+  emptySummary,
+  urgencyGroup,
+} from './alert-view.ts';
+
+export class AlertEmailDraft {
+  readonly summary: AlertSummary = emptySummary();
+  readonly #dir: ScratchDir;
+  readonly #maxShown: number;
+  readonly #productName: (id: string) => string;
+  #top: ShownAlert[] = [];
+  /** CSV lines by `urgencyGroup`. */
+  readonly #groups = new Map<number, SpillFile>();
+  readonly #ledgerKeys: SpillFile;
+  #claims = 0;
+  #lastKey: string | undefined;
+
+  constructor(dir: ScratchDir, maxShown: number, productName: (id: string) => string) {
+    this.#dir = dir;
+    this.#maxShown = maxShown;
+    this.#productName = productName;
+    this.#ledgerKeys = dir.file();
+  }
+
+  /** A claim this run now holds, recorded before anything else can fail. */
+  claimed(ledgerKey: string): void {
+    this.#claims++;
+    this.#ledgerKeys.append(`${JSON.stringify(ledgerKey)}\n`);
+  }
+
+  /** Ledger keys claimed so far. */
+  get claims(): number {
+    return this.#claims;
+  }
+
+  /** An alert the email carries; alerts arrive in spool order (product, then key). */
+  add(a: ShownAlert): void {
+    const id = `${a.productId}\u0000${a.key.licenseKey}`;
+    addToSummary(this.summary, a, id !== this.#lastKey);
+    this.#lastKey = id;
+    const group = urgencyGroup(a);
+    let file = this.#groups.get(group);
+    if (file === undefined) {
+      file = this.#dir.file();
+      this.#groups.set(group, file);
+    }
+    file.append(alertCsvRow(a, this.#productName));
+    this.#top.push(a);
+    // Sorting at twice the size keeps the cost at O(n log maxShown) over the run.
+    if (this.#top.length >= 2 * this.#maxShown) this.#top = this.#top.sort(byUrgency).slice(0, this.#maxShown);
+  }
+
+  async flushIfFull(): Promise<void> {
+    await this.#ledgerKeys.flushIfFull();
+    for (const file of this.#groups.values()) await file.flushIfFull();
+  }
+
+  /** The most urgent alerts, sorted, at most `maxShown`. */
+  top(): ShownAlert[] {
+    this.#top = this.#top.sort(byUrgency).slice(0, this.#maxShown);
+    return this.#top;
+  }
+
+  /** The CSV attachment: the header, then every alert, most urgent group first. */
+  async *csv(): AsyncGenerator<Uint8Array> {
+    yield new TextEncoder().encode(ALERT_CSV_HEADER);
+    for (const group of [...this.#groups.keys()].sort((a, b) => a - b)) yield* this.#groups.get(group)!.bytes();
+  }
+
+  /** Every ledger key claimed, in order. */
+  async *ledgerKeys(): AsyncGenerator<string> {
+    for await (const line of this.#ledgerKeys.lines()) if (line.length > 0) yield JSON.parse(line) as string;
+  }
+}
