@@ -161,7 +161,12 @@ export class FaultInjector {
   set(profile: FaultProfile): void {
     const p = parseFaultProfile(profile);
     this.rng = new Rng(p.seed ?? 1);
-    this.rules = p.rules.map((rule) => ({ rule, ...(rule.path ? { path: new RegExp(rule.path) } : {}), fired: 0, seen: 0 }));
+    this.rules = p.rules.map((rule) => ({
+      rule,
+      ...(rule.path ? { path: new RegExp(rule.path) } : {}),
+      fired: 0,
+      seen: 0,
+    }));
   }
 
   clear(): void {

@@ -127,7 +127,10 @@ export function alertView(
   }
   const byLabel = LABELS.map((l) => ({ text: LABEL_TITLES[l], count: summary.byLabel.get(l) ?? 0 }));
   const summaries = [
-    { title: 'By stage', lines: stagesByUrgency(summary).map(([stage, count]) => ({ text: stageTitle(stage), count })) },
+    {
+      title: 'By stage',
+      lines: stagesByUrgency(summary).map(([stage, count]) => ({ text: stageTitle(stage), count })),
+    },
     { title: 'By label', lines: byLabel.filter((l) => l.count > 0) },
   ].filter((s) => s.lines.length > 0);
   const { keys, alerts } = summary;

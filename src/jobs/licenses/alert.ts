@@ -73,4 +73,3 @@ export function fromAlertRow(row: AlertRow, recipient: LicenseRecipient): Alert 
     ledgerKey: licenseAlertLedgerKey({ productId, licenseKey, stage, expiryDate, address: recipient.address }),
   };
 }
-
