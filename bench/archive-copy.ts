@@ -15,7 +15,7 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { build, stop } from 'esbuild';
 import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE, s3ClientFor } from '../src/adapters/aws/s3-archive-store.ts';
 import type { ArchiveCopyResult, Transfer } from './archive-results.ts';
-import { LAMBDA_BUILD_OPTIONS, LAMBDA_NODE_OPTIONS } from './lambda-bundle.ts';
+import { FUNCTION_MEMORY_MB, LAMBDA_BUILD_OPTIONS, lambdaNodeOptions } from './lambda-bundle.ts';
 import { benchScript, median, round, runChild, startBenchS3, startPeer } from './processes.ts';
 import type { StorageInfo, StoredZip } from './zip-storage.ts';
 
@@ -23,6 +23,8 @@ const BUCKET = 'pulse-bench';
 /** Rounds of the 1 GiB copy and raw pipe: the ratio of one round varies by ±15 % on two shared cores. */
 const ROUNDS = 5;
 /** Inside node_modules, so the bundle finds the AWS SDK it leaves external, as the Lambda finds the runtime's. */
+/** The copier Lambda's NODE_OPTIONS. */
+const NODE_OPTIONS = lambdaNodeOptions(FUNCTION_MEMORY_MB.archiveCopy);
 const BUNDLE = new URL('../node_modules/.cache/pulse-bench/archive-transfer.mjs', import.meta.url).pathname;
 
 type Mode = Transfer['mode'];
@@ -53,7 +55,7 @@ async function orchestrate(): Promise<ArchiveCopyResult> {
     const run = async (mode: Mode, file: StoredZip, script = BUNDLE) => {
       const key = `bench/${n++}/${file.fileName}`;
       const args = [mode, JSON.stringify(file), s3.endpoint, BUCKET, key];
-      const t = await runChild<Transfer>(script, args, script === BUNDLE ? LAMBDA_NODE_OPTIONS : []);
+      const t = await runChild<Transfer>(script, args, script === BUNDLE ? NODE_OPTIONS : []);
       await s3Client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
       return t;
     };
@@ -82,7 +84,7 @@ async function orchestrate(): Promise<ArchiveCopyResult> {
       partSize: DEFAULT_PART_SIZE,
       queueSize: DEFAULT_QUEUE_SIZE,
       bundleKb,
-      nodeOptions: LAMBDA_NODE_OPTIONS,
+      nodeOptions: NODE_OPTIONS,
       rounds,
       smallCopies,
       typeStripped,

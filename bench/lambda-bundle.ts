@@ -16,4 +16,5 @@ export const LAMBDA_BUILD_OPTIONS = {
   banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
 } as const satisfies BuildOptions;
 
-export const LAMBDA_NODE_OPTIONS = ['--enable-source-maps'];
+export { lambdaNodeOptions } from '../lib/constructs/node-options.ts';
+export { FUNCTION_MEMORY_MB } from '../lib/stacks/function-memory.ts';

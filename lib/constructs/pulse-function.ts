@@ -6,6 +6,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { lambdaNodeOptions } from './node-options.ts';
 
 export interface PulseFunctionProps {
   /** The handler lives in functions/<handler>/handler.ts. */
@@ -40,16 +41,21 @@ export class PulseFunction extends Construct {
       ([from, to]) =>
         `mkdir -p "$(dirname ${JSON.stringify(`OUTPUT/${to}`)})" && cp ${JSON.stringify(`${PROJECT_ROOT}${from}`)} ${JSON.stringify(`OUTPUT/${to}`)}`,
     );
+    const memorySize = props.memorySize ?? 512;
     this.fn = new NodejsFunction(this, 'Function', {
       entry: `${PROJECT_ROOT}functions/${props.handler}/handler.ts`,
       handler: 'handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      memorySize,
       timeout: props.timeout ?? Duration.minutes(5),
       tracing: Tracing.ACTIVE,
       logGroup,
-      environment: { ...props.environment, PULSE_JOB: props.handler, NODE_OPTIONS: '--enable-source-maps' },
+      environment: {
+        ...props.environment,
+        PULSE_JOB: props.handler,
+        NODE_OPTIONS: lambdaNodeOptions(memorySize).join(' '),
+      },
       bundling: {
         format: OutputFormat.ESM,
         target: 'node24',

@@ -17,6 +17,7 @@ import { PulseFunction } from '../constructs/pulse-function.ts';
 import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ScheduledJob } from '../constructs/scheduled-job.ts';
 import { MAX_OBJECT_LOCK_DAYS, WriteOnceArchiveBucket } from '../constructs/write-once-archive-bucket.ts';
+import { FUNCTION_MEMORY_MB } from './function-memory.ts';
 
 function acknowledge(scope: Construct, findings: [id: string, reason: string][]): void {
   for (const [id, reason] of findings) Validations.of(scope).acknowledge({ id, reason });
@@ -125,9 +126,9 @@ export class PulseStack extends Stack {
       handler: 'archive-copy',
       environment: this.jobEnvironment(config),
       alarmTopic: this.alarmTopic,
-      // A batch of four daily exports well within the limit; memory buys network and CPU for hashing as well.
+      // A batch of four daily exports well within the limit.
       timeout: Duration.minutes(15),
-      memorySize: 1024,
+      memorySize: FUNCTION_MEMORY_MB.archiveCopy,
       batchSize: 4,
       maxConcurrency: Math.max(2, archive.concurrency),
     });
@@ -329,9 +330,7 @@ export class PulseStack extends Stack {
       schedule: Schedule.cron({ minute: '10' }),
       alarmTopic: this.alarmTopic,
       timeout: Duration.minutes(15),
-      // Measured (bench/RESULTS.md "License registry"): a run over 1M keys with 117k alerts peaks near 500 MB even
-      // with the heap capped, so 512 MB would be at the edge of running out; memory also buys CPU in Lambda.
-      memorySize: 1024,
+      memorySize: FUNCTION_MEMORY_MB.licenseAlerts,
       environment: { ...this.jobEnvironment(config), PULSE_TEMPLATES_DIR: '/var/task/templates' },
       assets: { 'build/templates/license-alert.html': 'templates/license-alert.html' },
     });

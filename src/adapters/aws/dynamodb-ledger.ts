@@ -3,9 +3,11 @@
  * of lib/stacks/pulse-stack.ts: `pk` = the ledger key, `sk` = LEDGER_SORT_KEY (the table is shared with other state,
  * which uses other sort keys), `expiresAt` = TTL in epoch seconds.
  *
- * Claims are conditional PutItems, so of any number of racing claimers exactly one wins. Every claim carries a random
- * token that only this instance knows; `complete`, `release` and `markUnknown` are conditional on it, so a claimer
- * whose record was taken over (a deliberate resend of an `unknown` send) cannot overwrite the new holder's record.
+ * Claims are conditional PutItems, so of any number of racing claimers exactly one wins. Every claim carries this
+ * instance's random token; `complete`, `release` and `markUnknown` are conditional on it, so a claimer whose record
+ * was taken over (a deliberate resend of an `unknown` send, by another run) cannot overwrite the new holder's record.
+ * One token per instance rather than per claim: the instance keeps nothing per claim, so a run that holds a hundred
+ * thousand license alert claims holds no memory for them.
  * An in-progress record older than its lease is never taken over by a plain claim: it reads as `unknown`.
  */
 import { randomUUID } from 'node:crypto';
@@ -64,8 +66,8 @@ export class DynamoDbLedger implements Ledger {
   readonly #clock: Clock;
   readonly #leaseSeconds: number;
   readonly #expiresInDays: number;
-  /** Tokens of the claims this instance holds, by ledger key. */
-  readonly #tokens = new Map<string, string>();
+  /** The token of every claim this instance makes (see the top). */
+  readonly #token = randomUUID();
 
   constructor(opts: DynamoDbLedgerOptions) {
     this.#db = opts.client;
@@ -85,7 +87,6 @@ export class DynamoDbLedger implements Ledger {
     // A competing record can vanish (released) or change between our write and our read; try again then.
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = this.#clock.now();
-      const token = randomUUID();
       try {
         await this.#db.send(
           new PutCommand({
@@ -94,7 +95,7 @@ export class DynamoDbLedger implements Ledger {
               pk: key,
               sk: LEDGER_SORT_KEY,
               state: IN_PROGRESS,
-              token,
+              token: this.#token,
               claimedAt: now.toISOString(),
               expiresAt: Math.floor(now.getTime() / 1000) + Math.round(expiresInDays * 86_400),
             },
@@ -112,7 +113,6 @@ export class DynamoDbLedger implements Ledger {
               : {}),
           }),
         );
-        this.#tokens.set(key, token);
         return { outcome: 'claimed' };
       } catch (e) {
         if (!isConditionFailure(e)) throw e;
@@ -131,7 +131,6 @@ export class DynamoDbLedger implements Ledger {
   }
 
   async release(key: string): Promise<void> {
-    const token = this.#heldToken(key, 'release');
     try {
       await this.#db.send(
         new DeleteCommand({
@@ -139,13 +138,12 @@ export class DynamoDbLedger implements Ledger {
           Key: { pk: key, sk: LEDGER_SORT_KEY },
           ConditionExpression: '#token = :token',
           ExpressionAttributeNames: { '#token': 'token' },
-          ExpressionAttributeValues: { ':token': token },
+          ExpressionAttributeValues: { ':token': this.#token },
         }),
       );
     } catch (e) {
       throw this.#lostOr(e, key, 'release');
     }
-    this.#tokens.delete(key);
   }
 
   async markUnknown(key: string, reason: string): Promise<void> {
@@ -154,7 +152,6 @@ export class DynamoDbLedger implements Ledger {
 
   /** Ends a claim this instance holds: in-progress → `state`, with `fields` set and the token removed. */
   async #settle(key: string, action: string, state: string, fields: Record<string, unknown>): Promise<void> {
-    const token = this.#heldToken(key, action);
     const names = Object.keys(fields);
     try {
       await this.#db.send(
@@ -171,7 +168,7 @@ export class DynamoDbLedger implements Ledger {
           },
           ExpressionAttributeValues: {
             ':state': state,
-            ':token': token,
+            ':token': this.#token,
             ':inProgress': IN_PROGRESS,
             ...Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])),
           },
@@ -180,7 +177,6 @@ export class DynamoDbLedger implements Ledger {
     } catch (e) {
       throw this.#lostOr(e, key, action);
     }
-    this.#tokens.delete(key);
   }
 
   async get(key: string, opts: Pick<ClaimOptions, 'leaseSeconds'> = {}): Promise<LedgerRecord | undefined> {
@@ -212,13 +208,8 @@ export class DynamoDbLedger implements Ledger {
   /** A failed condition means the claim is gone for good; anything else (e.g. a timeout) may be retried. */
   #lostOr(e: unknown, key: string, action: string): unknown {
     if (!isConditionFailure(e)) return e;
-    this.#tokens.delete(key);
-    return new ClaimLostError(`ledger: cannot ${action} ${key}: the claim was taken over or its state changed`);
-  }
-
-  #heldToken(key: string, action: string): string {
-    const token = this.#tokens.get(key);
-    if (token === undefined) throw new ClaimLostError(`ledger: cannot ${action} ${key}: this caller holds no claim`);
-    return token;
+    return new ClaimLostError(
+      `ledger: cannot ${action} ${key}: this caller holds no claim on it (never claimed here, taken over, or settled)`,
+    );
   }
 }
