@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build, stop } from 'esbuild';
 import { parseConfig } from '../src/config/load.ts';
 import { FUNCTION_MEMORY_MB, LAMBDA_BUILD_OPTIONS, lambdaNodeOptions } from './lambda-bundle.ts';
@@ -179,6 +180,8 @@ async function servePeers(): Promise<void> {
 
 async function orchestrate(): Promise<LicenseRegistryResult> {
   process.env[PASSWORD_ENV] = randomBytes(18).toString('base64url');
+  // Where the compiled email templates are, as the Lambda is told (the bundle is not next to build/).
+  process.env.PULSE_TEMPLATES_DIR ??= fileURLToPath(new URL('../build/templates/', import.meta.url));
   const bundleKb = await bundleConsumer();
   const runs = VARIANTS.map(() => SIZES.map((): RegistryRun[] => []));
   const alertRuns = VARIANTS.map(() => SIZES.map((): AlertsRun[] => []));
