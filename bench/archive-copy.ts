@@ -12,10 +12,9 @@
  * as it is (type-stripped), to show what the bundle changes before the first byte.
  */
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
-import { build, stop } from 'esbuild';
 import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE, s3ClientFor } from '../src/adapters/aws/s3-archive-store.ts';
 import type { ArchiveCopyResult, Transfer } from './archive-results.ts';
-import { FUNCTION_MEMORY_MB, LAMBDA_BUILD_OPTIONS, lambdaNodeOptions } from './lambda-bundle.ts';
+import { bundleLikeLambda, FUNCTION_MEMORY_MB, lambdaNodeOptions } from './lambda-bundle.ts';
 import { benchScript, median, round, runChild, startBenchS3, startPeer } from './processes.ts';
 import type { StorageInfo, StoredZip } from './zip-storage.ts';
 
@@ -29,22 +28,9 @@ const BUNDLE = new URL('../node_modules/.cache/pulse-bench/archive-transfer.mjs'
 
 type Mode = Transfer['mode'];
 
-async function bundleTransfer(): Promise<number> {
-  const result = await build({
-    ...LAMBDA_BUILD_OPTIONS,
-    entryPoints: [benchScript('archive-transfer')],
-    outfile: BUNDLE,
-    metafile: true,
-    logLevel: 'error',
-  });
-  await stop();
-  const js = Object.entries(result.metafile.outputs).find(([path]) => path.endsWith('.mjs'))!;
-  return round(js[1].bytes / 1024, 1);
-}
-
 async function orchestrate(): Promise<ArchiveCopyResult> {
   const [largeMiB, smallMiB] = [1024, 100];
-  const bundleKb = await bundleTransfer();
+  const bundleKb = await bundleLikeLambda(benchScript('archive-transfer'), BUNDLE);
   const storage = await startPeer<StorageInfo>(benchScript('zip-storage'), [largeMiB, smallMiB]);
   const s3 = await startBenchS3(BUCKET);
   try {

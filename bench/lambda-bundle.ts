@@ -3,7 +3,7 @@
  * minified, an external source map, the AWS SDK left to the runtime, the same `require` banner; and the Node options
  * every function runs with (its NODE_OPTIONS). The benches that measure a bundle build and run it with these.
  */
-import type { BuildOptions } from 'esbuild';
+import { type BuildOptions, build, stop } from 'esbuild';
 
 export const LAMBDA_BUILD_OPTIONS = {
   bundle: true,
@@ -18,3 +18,20 @@ export const LAMBDA_BUILD_OPTIONS = {
 
 export { lambdaNodeOptions } from '../lib/constructs/node-options.ts';
 export { FUNCTION_MEMORY_MB } from '../lib/stacks/function-memory.ts';
+
+/**
+ * Bundles `entry` (a bench script) like a Lambda into `outfile`, which should lie inside node_modules so the bundle
+ * finds the AWS SDK it leaves external, as the Lambda finds the runtime's. Returns the JS size in KiB.
+ */
+export async function bundleLikeLambda(entry: string, outfile: string): Promise<number> {
+  const result = await build({
+    ...LAMBDA_BUILD_OPTIONS,
+    entryPoints: [entry],
+    outfile,
+    metafile: true,
+    logLevel: 'error',
+  });
+  await stop();
+  const js = Object.entries(result.metafile.outputs).find(([path]) => path.endsWith('.mjs'))!;
+  return Math.round((js[1].bytes / 1024) * 10) / 10;
+}

@@ -18,9 +18,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, stop } from 'esbuild';
 import { parseConfig } from '../src/config/load.ts';
-import { FUNCTION_MEMORY_MB, LAMBDA_BUILD_OPTIONS, lambdaNodeOptions } from './lambda-bundle.ts';
+import { bundleLikeLambda, FUNCTION_MEMORY_MB, lambdaNodeOptions } from './lambda-bundle.ts';
 import {
   type AlertsRun,
   PASSWORD_ENV,
@@ -103,19 +102,6 @@ export interface LicenseRegistryResult {
   alertsRssRatioSource: number;
 }
 
-async function bundleConsumer(): Promise<number> {
-  const result = await build({
-    ...LAMBDA_BUILD_OPTIONS,
-    entryPoints: [benchScript('license-registry-consumer')],
-    outfile: BUNDLE,
-    metafile: true,
-    logLevel: 'error',
-  });
-  await stop();
-  const js = Object.entries(result.metafile.outputs).find(([path]) => path.endsWith('.mjs'))!;
-  return round(js[1].bytes / 1024, 1);
-}
-
 async function serveEmulator(registryKeys: number): Promise<void> {
   const t0 = performance.now();
   // Loaded only in the emulator's process: the measuring children import this module too.
@@ -182,7 +168,7 @@ async function orchestrate(): Promise<LicenseRegistryResult> {
   process.env[PASSWORD_ENV] = randomBytes(18).toString('base64url');
   // Where the compiled email templates are, as the Lambda is told (the bundle is not next to build/).
   process.env.PULSE_TEMPLATES_DIR ??= fileURLToPath(new URL('../build/templates/', import.meta.url));
-  const bundleKb = await bundleConsumer();
+  const bundleKb = await bundleLikeLambda(benchScript('license-registry-consumer'), BUNDLE);
   const runs = VARIANTS.map(() => SIZES.map((): RegistryRun[] => []));
   const alertRuns = VARIANTS.map(() => SIZES.map((): AlertsRun[] => []));
   const sizes: LicenseRegistrySize[] = [];

@@ -1,12 +1,8 @@
 /**
- * `npm run bench`: the emulator's, the client's, the weekly digest's and the export archive's performance targets,
- * measured in one run. Every measurement runs in its own child process (bench/child.ts, client.ts, render.ts,
- * charts.ts, bundle.ts, digest.ts, archive-copy.ts, client-export.ts, license-sync.ts) so timings and resident memory
- * are clean.
- * `npm run bench`: the emulator's, the client's, the weekly digest's, the export archive's and the license registry
- * read's performance targets, measured in one run. Every measurement runs in its own child process (bench/child.ts,
- * client.ts, render.ts, charts.ts, bundle.ts, digest.ts, archive-copy.ts, client-export.ts, license-registry.ts) so
- * timings and resident memory are clean.
+ * `npm run bench`: the emulator's, the client's, the weekly digest's, the export archive's and the license jobs'
+ * performance targets, measured in one run. Every measurement runs in its own child process (bench/child.ts,
+ * client.ts, render.ts, charts.ts, bundle.ts, digest.ts, archive-copy.ts, client-export.ts, license-sync.ts,
+ * license-registry.ts) so timings and resident memory are clean.
  * Prints a table and writes bench/RESULTS.md with medians and their ratio to each target (ratio ≤ 1 = target met).
  */
 import { execFileSync } from 'node:child_process';
