@@ -25,7 +25,7 @@ export class AlertEmailDraft {
   /** CSV lines by `urgencyGroup`. */
   readonly #groups = new Map<number, SpillFile>();
   readonly #ledgerKeys: SpillFile;
-  #claims = 0;
+  #firstClaim: string | undefined;
   #lastKey: string | undefined;
 
   constructor(dir: ScratchDir, maxShown: number, productName: (id: string) => string) {
@@ -37,13 +37,13 @@ export class AlertEmailDraft {
 
   /** A claim this run now holds, recorded before anything else can fail. */
   claimed(ledgerKey: string): void {
-    this.#claims++;
+    this.#firstClaim ??= ledgerKey;
     this.#ledgerKeys.append(`${JSON.stringify(ledgerKey)}\n`);
   }
 
-  /** Ledger keys claimed so far. */
-  get claims(): number {
-    return this.#claims;
+  /** The first ledger key claimed, if any. */
+  get firstClaim(): string | undefined {
+    return this.#firstClaim;
   }
 
   /** An alert the email carries; alerts arrive in spool order (product, then key). */

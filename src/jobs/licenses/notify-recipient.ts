@@ -116,8 +116,7 @@ export async function notifyRecipient(ctx: RunContext, spool: RecipientSpool): P
   }
   if (delivery.outcome === 'unknown') {
     // The ledger's own claim time, as a later run reads it, so both name the same notice.
-    const firstKey = (await draft.ledgerKeys().next()).value as string;
-    const record = await ctx.ports.ledger.get(firstKey).catch(() => undefined);
+    const record = await ctx.ports.ledger.get(draft.firstClaim!).catch(() => undefined);
     const claimedAt = record && record.state !== 'done' ? record.claimedAt : ctx.ports.clock.now().toISOString();
     const email = { alerts: summary.alerts, claimedAt, reason: delivery.error ?? '' };
     await tellOwner(ctx, recipient, new Map([[localDateTime(new Date(claimedAt), recipient.timeZone).date, email]]));
