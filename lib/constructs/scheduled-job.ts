@@ -85,10 +85,13 @@ export class ScheduledJob extends PulseFunction {
     });
 
     this.fn.configureAsyncInvoke({ retryAttempts, maxEventAge, onFailure: new SqsDestination(this.failedRuns) });
-    // The role Scheduler assumes for this schedule alone (the target's own default is a role per function at the
-    // stack's root): it may invoke this function and send to this dead-letter queue, and only schedules of this
-    // account's default group may assume it (confused-deputy guard, as CDK's default role has).
+    // A fixed name, `<stack>-<job>` (README "Alarms": `aws scheduler get-schedule --name Pulse-digest`), in the default
+    // group. The role Scheduler assumes for this schedule alone (the target's own default is a role per function at
+    // the stack's root): it may invoke this function and send to this dead-letter queue, and only Scheduler for this
+    // account's default group may assume it (confused-deputy guard; Scheduler's source ARN is the schedule group's,
+    // never a schedule's).
     const stack = Stack.of(this);
+    const scheduleName = `${stack.stackName}-${job}`;
     const role = new Role(this, 'ScheduleRole', {
       description: `Pulse ${job}: EventBridge Scheduler invokes the function`,
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
@@ -110,6 +113,7 @@ export class ScheduledJob extends PulseFunction {
       reason: "lambda:InvokeFunction on this one function: CDK's grant also names its versions and aliases (`:*`).",
     });
     this.schedule = new Schedule(this, 'Schedule', {
+      scheduleName,
       description: `Pulse ${job}`,
       schedule,
       timeWindow: flexibleWindow ? TimeWindow.flexible(flexibleWindow) : TimeWindow.off(),

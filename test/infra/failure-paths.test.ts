@@ -104,6 +104,7 @@ describe('scheduled jobs on EventBridge Scheduler', () => {
         ([, r]) => JSON.stringify(r.Properties.Target.Arn) === JSON.stringify(arnOf(fnId)),
       ) as [[string, Resource]];
       expect(schedule.Properties).toMatchObject({
+        Name: `Pulse-${s.job}`,
         ScheduleExpression: s.cron,
         ScheduleExpressionTimezone: s.zone,
         FlexibleTimeWindow: { Mode: 'FLEXIBLE', MaximumWindowInMinutes: s.window },
@@ -123,7 +124,13 @@ describe('scheduled jobs on EventBridge Scheduler', () => {
       expect(resources[roleId]!.Properties.AssumeRolePolicyDocument.Statement).toEqual([
         expect.objectContaining({
           Principal: { Service: 'scheduler.amazonaws.com' },
-          Condition: { StringEquals: expect.objectContaining({ 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }) },
+          Condition: {
+            StringEquals: {
+              'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+              // Scheduler's source is the schedule group, never one schedule (its confused-deputy guidance).
+              'aws:SourceArn': { 'Fn::Join': ['', expect.arrayContaining([':schedule-group/default'])] },
+            },
+          },
         }),
       ]);
       const policies = template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } });
