@@ -150,9 +150,9 @@ export class ScheduledJob extends PulseFunction {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }).addAlarmAction(this.alarmAction);
 
-    // Hourly periods, every one of the last `heartbeatHours` without a success: an "M of M" alarm over 1-hour periods
-    // rather than one long period, since CloudWatch also evaluates the period in progress (empty until this hour's
-    // run), which alone would alarm every period.
+    // Every one of the last `heartbeatHours` hourly periods without a success ("N of N"), rather than one N-hour
+    // period: clock-aligned long periods judge fixed blocks (a gap across two goes unseen, a block just begun is
+    // empty); hourly ones judge the last N hours, whenever the alarm is evaluated.
     new Alarm(this, 'Heartbeat', {
       alarmDescription: `Pulse ${job}: no successful run in ${heartbeatHours} hours (runs not happening, not finishing, or all failing)`,
       metric: jobMetric('succeeded', job, Duration.hours(1)),

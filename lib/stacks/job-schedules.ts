@@ -6,8 +6,8 @@
  *   report's) local send time, so the schedule only has to come by every hour. A zone changes nothing for an hourly
  *   cron except the minute in zones with a :30 or :45 offset, so a job runs in the one zone all its local times are
  *   in (the digest's Asia/Kolkata 08:00 is then sent at 08:05, not 08:35), and in UTC when they are in several.
- *   Scheduler skips or merges the local hour a daylight-saving change removes or repeats: at most one run missing,
- *   which the 3-hour heartbeat tolerates.
+ *   Around a daylight-saving change an hourly cron in a zone may run once more or once less; the 3-hour heartbeat
+ *   tolerates one missing run, and the jobs are safe to run twice.
  * - **Flexible windows**: 10 minutes for the digest and the alerts (people wait for them after their send time; a few
  *   minutes is harmless), 15 for the weekly registry report, an hour for the nightly archive plan.
  * - **The archive plan** copies the service's daily files, whose dates are UTC days (src/jobs/archive/plan.ts), so it
