@@ -6,6 +6,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { JOB_METRICS } from '../../src/app/job-metric.ts';
 import { lambdaNodeOptions } from './node-options.ts';
 
 export interface PulseFunctionProps {
@@ -23,13 +24,30 @@ export interface PulseFunctionProps {
 
 const PROJECT_ROOT = new URL('../..', import.meta.url).pathname;
 
+/** Share of the timeout a run may take before the "near timeout" alarm fires. */
+export const NEAR_TIMEOUT_SHARE = 0.9;
+
+/** A job's `Pulse/JobFailed` or `Pulse/JobSucceeded` metric (printed per run by src/app/job-metric.ts), summed. */
+export function jobMetric(name: 'failed' | 'succeeded', job: string, period: Duration): Metric {
+  return new Metric({
+    namespace: JOB_METRICS.namespace,
+    metricName: JOB_METRICS[name],
+    dimensionsMap: { [JOB_METRICS.dimension]: job },
+    statistic: 'Sum',
+    period,
+  });
+}
+
 /**
  * One of Pulse's Lambdas: Node 24 on arm64, bundled by the local esbuild (no Docker), the AWS SDK left to the
- * runtime, logs kept a year, and alarms to the alarm topic — the function failed, or the job ran and reported a
- * failure (a held digest, a failed copy) through the `Pulse/JobFailed` metric.
+ * runtime, logs kept a year, and alarms to the alarm topic — the function failed, a run came near its timeout (the
+ * next slower one fails), or the job ran and reported a failure (a held digest, a failed copy) through the
+ * `Pulse/JobFailed` metric.
  */
 export class PulseFunction extends Construct {
   public readonly fn: NodejsFunction;
+  /** The alarm topic's action, for the alarms a subclass adds. */
+  protected readonly alarmAction: SnsAction;
 
   constructor(scope: Construct, id: string, props: PulseFunctionProps) {
     super(scope, id);
@@ -42,13 +60,14 @@ export class PulseFunction extends Construct {
         `mkdir -p "$(dirname ${JSON.stringify(`OUTPUT/${to}`)})" && cp ${JSON.stringify(`${PROJECT_ROOT}${from}`)} ${JSON.stringify(`OUTPUT/${to}`)}`,
     );
     const memorySize = props.memorySize ?? 512;
+    const timeout = props.timeout ?? Duration.minutes(5);
     this.fn = new NodejsFunction(this, 'Function', {
       entry: `${PROJECT_ROOT}functions/${props.handler}/handler.ts`,
       handler: 'handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize,
-      timeout: props.timeout ?? Duration.minutes(5),
+      timeout,
       tracing: Tracing.ACTIVE,
       logGroup,
       environment: {
@@ -78,6 +97,7 @@ export class PulseFunction extends Construct {
     });
 
     const action = new SnsAction(props.alarmTopic);
+    this.alarmAction = action;
     new Alarm(this, 'Errors', {
       alarmDescription: `Pulse ${props.handler}: the function failed`,
       metric: this.fn.metricErrors({ period: Duration.hours(1) }),
@@ -86,16 +106,20 @@ export class PulseFunction extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }).addAlarmAction(action);
+    // A timed-out run is an error (above); this is the warning before it: the slowest run of the hour took at least
+    // 90 % of the timeout, so the data or the service has grown towards the limit.
+    new Alarm(this, 'NearTimeout', {
+      alarmDescription: `Pulse ${props.handler}: a run took at least ${NEAR_TIMEOUT_SHARE * 100} % of its timeout (${timeout.toHumanString()})`,
+      metric: this.fn.metricDuration({ statistic: 'Maximum', period: Duration.hours(1) }),
+      threshold: Math.floor(timeout.toMilliseconds() * NEAR_TIMEOUT_SHARE),
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(action);
     if (props.jobFailedAlarm === undefined) return;
     new Alarm(this, 'JobFailed', {
       alarmDescription: `Pulse ${props.jobFailedAlarm}: the job reported a failure (see its log for the reasons)`,
-      metric: new Metric({
-        namespace: 'Pulse',
-        metricName: 'JobFailed',
-        dimensionsMap: { job: props.jobFailedAlarm },
-        statistic: 'Sum',
-        period: Duration.hours(1),
-      }),
+      metric: jobMetric('failed', props.jobFailedAlarm, Duration.hours(1)),
       threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -21,12 +21,18 @@ export interface QueueWorkerProps {
   readonly maxConcurrency: number;
   /** Deliveries of a message before it is dead-lettered. @default 3 */
   readonly maxReceiveCount?: number;
+  /**
+   * The oldest task waiting longer than this raises an alarm: the workers are not keeping up (throttled, failing
+   * every try, or the service refuses them). @default 6 hours
+   */
+  readonly maxMessageAge?: Duration;
 }
 
 /**
  * A Pulse function draining an SQS queue: encrypted, TLS-only queues; partial batch responses, so only the messages
  * the function hands back are delivered again; after the last delivery a message goes to the dead-letter queue
- * (kept 14 days), and any message there raises an alarm: a task is never dropped silently.
+ * (kept 14 days), and any message there raises an alarm: a task is never dropped silently. A task waiting too long
+ * in the queue raises another: the queue is not drained.
  */
 export class QueueWorker extends Construct {
   public readonly fn: NodejsFunction;
@@ -65,6 +71,16 @@ export class QueueWorker extends Construct {
       threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(new SnsAction(alarmTopic));
+    const maxAge = props.maxMessageAge ?? Duration.hours(6);
+    new Alarm(this, 'OldestTask', {
+      alarmDescription: `Pulse ${handler}: a task has waited in the queue for more than ${maxAge.toHumanString()} (the workers are not keeping up)`,
+      metric: this.queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(5) }),
+      threshold: maxAge.toSeconds(),
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      // An idle queue reports no age.
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }).addAlarmAction(new SnsAction(alarmTopic));
   }

@@ -1,6 +1,5 @@
 import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Schedule } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
@@ -18,6 +17,7 @@ import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ScheduledJob } from '../constructs/scheduled-job.ts';
 import { MAX_OBJECT_LOCK_DAYS, WriteOnceArchiveBucket } from '../constructs/write-once-archive-bucket.ts';
 import { FUNCTION_MEMORY_MB } from './function-memory.ts';
+import { archivePlanTiming, digestTiming, licenseAlertsTiming, licenseReportTiming } from './job-schedules.ts';
 
 function acknowledge(scope: Construct, findings: [id: string, reason: string][]): void {
   for (const [id, reason] of findings) Validations.of(scope).acknowledge({ id, reason });
@@ -134,7 +134,7 @@ export class PulseStack extends Stack {
     });
     const plan = new ScheduledJob(this, 'ArchivePlan', {
       job: 'archive',
-      schedule: Schedule.cron({ minute: '20', hour: '2' }),
+      ...archivePlanTiming(),
       alarmTopic: this.alarmTopic,
       timeout: Duration.minutes(15),
       environment: { ...this.jobEnvironment(config), PULSE_COPY_QUEUE_URL: copier.queue.queueUrl },
@@ -172,7 +172,7 @@ export class PulseStack extends Stack {
   private addDigest(config: PulseConfig): ScheduledJob {
     const job = new ScheduledJob(this, 'Digest', {
       job: 'digest',
-      schedule: Schedule.cron({ minute: '5' }),
+      ...digestTiming(config),
       alarmTopic: this.alarmTopic,
       environment: { ...this.jobEnvironment(config), PULSE_TEMPLATES_DIR: '/var/task/templates' },
       assets: {
@@ -199,7 +199,7 @@ export class PulseStack extends Stack {
   private addLicenseReport(config: PulseConfig): ScheduledJob {
     const job = new ScheduledJob(this, 'LicenseReport', {
       job: 'license-report',
-      schedule: Schedule.cron({ minute: '15' }),
+      ...licenseReportTiming(config),
       alarmTopic: this.alarmTopic,
       // A registry of a million keys streams through gzip into /tmp and then to S3 in a few minutes.
       timeout: Duration.minutes(15),
@@ -327,7 +327,7 @@ export class PulseStack extends Stack {
   private addLicenseAlerts(config: PulseConfig): ScheduledJob {
     const job = new ScheduledJob(this, 'LicenseAlerts', {
       job: 'license-alerts',
-      schedule: Schedule.cron({ minute: '10' }),
+      ...licenseAlertsTiming(config),
       alarmTopic: this.alarmTopic,
       timeout: Duration.minutes(15),
       memorySize: FUNCTION_MEMORY_MB.licenseAlerts,

@@ -41,7 +41,10 @@ describe('archive functions', () => {
       expect(env.PULSE_COPY_QUEUE_URL !== undefined).toBe(job === 'archive');
       expect(JSON.stringify(env.PULSE_CONFIG_JSON)).toContain('secretsManager');
     }
-    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(20 2 * * ? *)' });
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'cron(20 2 * * ? *)',
+      ScheduleExpressionTimezone: 'Etc/UTC',
+    });
   });
 
   it('drains the copy queue in batches of four with partial batch responses, at most archive.concurrency at once', () => {

@@ -32,7 +32,7 @@ describe('digest function', () => {
   });
 
   it('runs hourly and alarms on function errors and on reported job failures', () => {
-    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(5 * * * ? *)' });
+    template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(5 * * * ? *)' });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'JobFailed',
       Namespace: 'Pulse',

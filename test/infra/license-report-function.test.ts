@@ -40,7 +40,7 @@ describe('license report function', () => {
   });
 
   it('runs hourly and alarms on function errors and on reported job failures', () => {
-    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(15 * * * ? *)' });
+    template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(15 * * * ? *)' });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'JobFailed',
       Namespace: 'Pulse',

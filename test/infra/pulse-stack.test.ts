@@ -241,7 +241,7 @@ describe('license alerts function', () => {
 
   it('runs hourly with its template, and alarms on errors and on reported job failures', () => {
     const t = withLicenses.template;
-    t.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'cron(10 * * * ? *)' });
+    t.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(10 * * * ? *)' });
     t.hasResourceProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs24.x',
       // A 1M-key registry's run peaks near 500 MB (bench/RESULTS.md).
