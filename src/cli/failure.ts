@@ -139,7 +139,8 @@ export function reportFailure(
 
 const SECRET_NAME = /PASSWORD|SECRET|TOKEN|COOKIE|SESSION|CREDENTIAL/i;
 
-function masker(env: CliIo['env']): (text: string) => string {
+/** Masks the values of secret-looking environment variables (`***`) in text about to be printed. */
+export function masker(env: CliIo['env']): (text: string) => string {
   const secrets = Object.entries(env)
     .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= 4)
     .map(([, value]) => value as string);
