@@ -5,6 +5,7 @@
  */
 import { archiveCopierPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
+import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import { copyQueuedFiles } from '../../src/jobs/archive/fan-out.ts';
 
 /** The parts of the SQS event this function reads. */
@@ -16,6 +17,9 @@ export const handler = async (event: SqsEvent) => {
   const config = configFromEnv(process.env);
   const ports = archiveCopierPorts(config, process.env);
   const batch = event.Records.map((r) => ({ id: r.messageId, body: r.body }));
+  // Placeholder credentials: the whole batch is handed back, to be copied once the secret is set (or redriven).
+  if (await refusePlaceholder('archive', ports))
+    return { batchItemFailures: batch.map(({ id }) => ({ itemIdentifier: id })) };
   const { retry, outcomes, finished } = await copyQueuedFiles(config, ports, batch);
   ports.logger.info('archive copies done', { outcomes, retry: retry.length, runsFinished: finished.length });
   for (const run of finished) process.stdout.write(jobMetricLine(run));

@@ -4,6 +4,7 @@
  */
 import { archivePlanPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
+import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import type { ArchiveKind } from '../../src/config/schema.ts';
 import { type FanOutCounts, startArchiveFanOut } from '../../src/jobs/archive/fan-out.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
@@ -13,9 +14,11 @@ interface ArchiveEvent {
   detail?: { productIds?: string[]; kinds?: ArchiveKind[] };
 }
 
-export const handler = async (event: ArchiveEvent = {}): Promise<JobResult<FanOutCounts>> => {
+export const handler = async (event: ArchiveEvent = {}): Promise<JobResult<FanOutCounts> | JobResult> => {
   const config = configFromEnv(process.env);
   const ports = archivePlanPorts(config, process.env);
+  const refused = await refusePlaceholder('archive', ports);
+  if (refused) return refused;
   const { productIds, kinds } = event.detail ?? {};
   const result = await startArchiveFanOut(config, ports, { productIds, kinds });
   ports.logger.info('archive plan step finished', { ...result });

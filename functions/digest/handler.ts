@@ -4,6 +4,7 @@
  */
 import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
+import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import { runDigest } from '../../src/jobs/digest/run-digest.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
 
@@ -15,6 +16,8 @@ interface DigestEvent {
 export const handler = async (event: DigestEvent = {}): Promise<JobResult> => {
   const config = configFromEnv(process.env);
   const ports = awsPorts(config, process.env);
+  const refused = await refusePlaceholder('digest', ports);
+  if (refused) return refused;
   const detail = event.detail ?? {};
   const result = await runDigest(config, ports, {
     // A rerun for a given week sends to everyone not yet sent; the hourly schedule waits for each send time.

@@ -4,6 +4,7 @@
  */
 import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
+import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
 import { runLicenseAlerts } from '../../src/jobs/licenses/run-license-alerts.ts';
 
@@ -15,6 +16,8 @@ interface LicenseAlertEvent {
 export const handler = async (event: LicenseAlertEvent = {}): Promise<JobResult> => {
   const config = configFromEnv(process.env);
   const ports = awsPorts(config, process.env);
+  const refused = await refusePlaceholder('license-alerts', ports);
+  if (refused) return refused;
   const detail = event.detail ?? {};
   const result = await runLicenseAlerts(config, ports, {
     scheduled: detail.now !== true,

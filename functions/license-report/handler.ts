@@ -5,6 +5,7 @@
  */
 import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
+import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
 import { runLicenseReport } from '../../src/jobs/licenses/run-license-report.ts';
 
@@ -16,6 +17,8 @@ interface LicenseReportEvent {
 export const handler = async (event: LicenseReportEvent = {}): Promise<JobResult> => {
   const config = configFromEnv(process.env);
   const ports = awsPorts(config, process.env);
+  const refused = await refusePlaceholder('license-report', ports);
+  if (refused) return refused;
   const week = event.detail?.week;
   // A rerun for a given week sends to everyone not yet sent; the hourly schedule waits for the report's time.
   const result = await runLicenseReport(config, ports, week ? { week } : { scheduled: true });

@@ -5,20 +5,22 @@
  */
 import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
+import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
 import { syncUploadedCsv } from '../../src/jobs/licenses/sync-upload.ts';
 
-/** The part of an S3 event notification the job reads. */
+/** The part of an S3 event notification the job reads (keys URL-encoded with `+` for spaces). */
 interface S3Event {
   Records?: { s3: { bucket: { name: string }; object: { key: string } } }[];
 }
 
-/** S3 event keys are URL-encoded with `+` for spaces. */
 const decodeKey = (key: string): string => decodeURIComponent(key.replace(/\+/g, ' '));
 
 export const handler = async (event: S3Event = {}): Promise<JobResult[]> => {
   const config = configFromEnv(process.env);
   const ports = awsPorts(config, process.env);
+  const refused = await refusePlaceholder('licenses-sync', ports);
+  if (refused) return [refused];
   const results: JobResult[] = [];
   try {
     for (const record of event.Records ?? []) {

@@ -4,16 +4,15 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDbArchiveRuns } from '../adapters/aws/dynamodb-archive-runs.ts';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../adapters/aws/dynamodb-ledger.ts';
 import { S3ArchiveStore, s3ClientFor } from '../adapters/aws/s3-archive-store.ts';
-import { readSecretFields, secretJsonProvider } from '../adapters/aws/secrets.ts';
 import { SqsCopyQueue } from '../adapters/aws/sqs-copy-queue.ts';
 import { ConsoleLogger, parseLogLevel } from '../adapters/console-logger.ts';
-import { sesMailer, smtpMailer } from '../adapters/mail/nodemailer-mailer.ts';
 import { ConfigError, parseConfig } from '../config/load.ts';
 import type { ArchiveConfig, PulseConfig } from '../config/schema.ts';
 import type { CopierPorts, FanOutPorts } from '../jobs/archive/fan-out.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { systemClock } from '../ports/clock.ts';
-import { envCredentials, reportingClientFor } from './service-client.ts';
+import { mailerFor } from './mailer.ts';
+import { credentialsFor, reportingClientFor } from './service-client.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -30,11 +29,7 @@ export function configFromEnv(env: Env): PulseConfig {
 function basePorts(config: PulseConfig, env: Env) {
   const logger = new ConsoleLogger({ service: 'pulse', level: parseLogLevel(env.LOG_LEVEL) ?? 'info' });
   const secrets = new SecretsManagerClient({});
-  const { credentials } = config.service;
-  const provider =
-    credentials.source === 'secretsManager'
-      ? secretJsonProvider(secrets, credentials.secretId)
-      : envCredentials(credentials, env);
+  const provider = credentialsFor(config.service.credentials, env, secrets);
   return { logger, secrets, client: reportingClientFor(config.service, provider, logger), clock: systemClock };
 }
 
@@ -73,20 +68,9 @@ export function archivePlanPorts(config: PulseConfig, env: Env): FanOutPorts {
 
 export function awsPorts(config: PulseConfig, env: Env): DigestPorts {
   const { logger, secrets, client, clock } = basePorts(config, env);
-  const transport = config.mail.transport;
-  const smtpSecret = transport.kind === 'smtp' ? transport.credentialsSecretId : undefined;
-  const mailer =
-    transport.kind === 'ses'
-      ? sesMailer(transport.region ? { region: transport.region } : {})
-      : smtpMailer({
-          host: transport.host,
-          port: transport.port,
-          secure: transport.secure,
-          ...(smtpSecret ? { auth: () => readSecretFields(secrets, smtpSecret, ['user', 'pass'] as const) } : {}),
-        });
   return {
     client,
-    mailer,
+    mailer: mailerFor(config.mail.transport, secrets),
     ledger: new DynamoDbLedger({ client: dynamoDocumentClientFor({}), tableName: stateTableOf(config) }),
     archive: config.archive ? archiveStoreFor(config.archive) : undefined,
     clock,

@@ -1,4 +1,6 @@
 /** The Reporting Service client as the config describes it, with credentials from where the config says. */
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { secretJsonProvider } from '../adapters/aws/secrets.ts';
 import { type CredentialsProvider, ReportingClient } from '../client/index.ts';
 import { ConfigError } from '../config/load.ts';
 import type { PulseConfig } from '../config/schema.ts';
@@ -32,4 +34,18 @@ export function envCredentials(
       throw new ConfigError(`service.credentials: set ${!userName ? source.userNameVar : source.passwordVar}`);
     return { userName, password };
   };
+}
+
+/**
+ * The credentials `service.credentials` names: a Secrets Manager secret (read at every sign-in; the stack's
+ * placeholder refused) or environment variables.
+ */
+export function credentialsFor(
+  credentials: PulseConfig['service']['credentials'],
+  env: Record<string, string | undefined>,
+  secrets: SecretsManagerClient,
+): CredentialsProvider {
+  return credentials.source === 'secretsManager'
+    ? secretJsonProvider(secrets, credentials.secretId)
+    : envCredentials(credentials, env);
 }

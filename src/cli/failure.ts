@@ -15,6 +15,7 @@
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { FaultProfileError } from '../../emulator/faults.ts';
+import { PlaceholderCredentialsError } from '../adapters/aws/secrets.ts';
 import { LocalStateError } from '../adapters/local/local-peers.ts';
 import {
   AuthenticationError,
@@ -50,6 +51,8 @@ export function describeFailure(e: unknown, ctx: FailureContext = {}): Failure {
     return { code: EXIT.usage, line: message };
   if (e instanceof FaultProfileError) return { code: EXIT.usage, line: `--faults: ${message}` };
   if (e instanceof ReportingServiceError) return reportingFailure(e, message);
+  // The stack's secret before an operator set it: the message names the secret and the command that sets it.
+  if (e instanceof PlaceholderCredentialsError) return { code: EXIT.auth, line: message };
   // A work directory in use, or local state that cannot be read: the message names the folder and what to do.
   if (e instanceof LocalStateError) return { code: EXIT.failure, line: message };
   // Before the AWS answers: the SDK's network errors carry `$metadata` too, but no answer.
@@ -136,7 +139,8 @@ export function reportFailure(
 
 const SECRET_NAME = /PASSWORD|SECRET|TOKEN|COOKIE|SESSION|CREDENTIAL/i;
 
-function masker(env: CliIo['env']): (text: string) => string {
+/** Masks the values of secret-looking environment variables (`***`) in text about to be printed. */
+export function masker(env: CliIo['env']): (text: string) => string {
   const secrets = Object.entries(env)
     .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= 4)
     .map(([, value]) => value as string);

@@ -2,6 +2,7 @@
 import { API_HELP, apiCommand } from './api-command.ts';
 import { ARCHIVE_HELP, archiveCommand } from './archive-command.ts';
 import { DIGEST_HELP, digestCommand } from './digest-command.ts';
+import { DOCTOR_HELP, doctorCommand } from './doctor-command.ts';
 import { EMULATOR_HELP, emulatorCommand } from './emulator-command.ts';
 import { reportFailure } from './failure.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
@@ -14,6 +15,7 @@ const HELPS: Record<string, string> = {
   digest: DIGEST_HELP,
   archive: ARCHIVE_HELP,
   licenses: LICENSES_HELP,
+  doctor: DOCTOR_HELP,
   start: START_HELP,
 };
 
@@ -28,6 +30,7 @@ Commands:
   archive    Archive every export file and the client data in S3, verified and write-once
   licenses   License key alerts, the weekly license registry report, and registry sync from a CSV file
   api        Call any Reporting Service operation by id and print its JSON answer (\`pulse api --list\`)
+  doctor     Check a deployment's config from a workstation: service, sign-in, products, bucket, table, mail
   help       Show this help, or \`pulse help <command>\`
 
 Run \`pulse <command> --help\` for a command's options.
@@ -55,6 +58,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await licensesCommand(rest, io);
       case 'api':
         return await apiCommand(rest, io);
+      case 'doctor':
+        return await doctorCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; see \`pulse --help\``);
     }

@@ -7,6 +7,8 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  PLACEHOLDER_USER_NAME,
+  PlaceholderCredentialsError,
   readSecretFields,
   readSecretJson,
   SecretFormatError,
@@ -48,6 +50,18 @@ describe('secrets', () => {
       expect((err as Error).message).toMatch(message);
       for (const text of renderings(err)) expect(text).not.toContain('hunter2');
     }
+  });
+
+  it("refuses the stack's placeholder credentials, naming the secret and how to set it, never the password", async () => {
+    sm.on(GetSecretValueCommand).resolves({
+      SecretString: JSON.stringify({ userName: PLACEHOLDER_USER_NAME, password: 'hunter2-generated' }),
+    });
+    const err = await secretJsonProvider(new SecretsManagerClient({}), SECRET_ID)().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PlaceholderCredentialsError);
+    expect((err as Error).message).toMatch(
+      /^the Reporting Service credentials in secret pulse\/reporting-service are still the placeholder: set them with `aws secretsmanager put-secret-value --secret-id pulse\/reporting-service /,
+    );
+    for (const text of renderings(err)) expect(text).not.toContain('hunter2');
   });
 
   it('reads other JSON secrets generically (e.g. SMTP credentials)', async () => {

@@ -39,10 +39,38 @@ export async function readSecretFields<F extends string>(
   return Object.fromEntries(fields.map((f) => [f, json[f]])) as Record<F, string>;
 }
 
-/** Reporting Service credentials (`{"userName", "password"}`), fetched at every call: pass it to the client. */
+/**
+ * The user name the stack's secret is created with (lib/stacks/pulse-stack.ts) until an operator sets the real
+ * credentials: signing in with it can only fail, and every hour, so it is refused before the service is called.
+ */
+export const PLACEHOLDER_USER_NAME = 'pulse-placeholder';
+
+/** The secret still holds the stack's placeholder credentials; the message says how to set them. */
+export class PlaceholderCredentialsError extends Error {
+  override name = 'PlaceholderCredentialsError';
+  readonly secretId: string;
+
+  constructor(secretId: string) {
+    super(
+      `the Reporting Service credentials in secret ${secretId} are still the placeholder: set them with ` +
+        `\`aws secretsmanager put-secret-value --secret-id ${secretId} --secret-string file://credentials.json\` ` +
+        '(JSON {"userName", "password"}; README "Deploy")',
+    );
+    this.secretId = secretId;
+  }
+}
+
+/**
+ * Reporting Service credentials (`{"userName", "password"}`), fetched at every call: pass it to the client. The
+ * stack's placeholder is refused with PlaceholderCredentialsError, so nothing signs in with it.
+ */
 export function secretJsonProvider(
   client: SecretsManagerClient,
   secretId: string,
 ): () => Promise<{ userName: string; password: string }> {
-  return () => readSecretFields(client, secretId, ['userName', 'password'] as const);
+  return async () => {
+    const credentials = await readSecretFields(client, secretId, ['userName', 'password'] as const);
+    if (credentials.userName === PLACEHOLDER_USER_NAME) throw new PlaceholderCredentialsError(secretId);
+    return credentials;
+  };
 }

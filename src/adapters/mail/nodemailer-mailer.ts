@@ -127,6 +127,19 @@ export class NodemailerMailer implements Mailer {
     }
   }
 
+  /**
+   * Checks the transport without sending: for SMTP, connect, EHLO (STARTTLS when offered) and authenticate when
+   * credentials are set (`pulse doctor`). Throws what the server or the connection answered.
+   */
+  async verify(): Promise<void> {
+    const { transport, closeAfterSend } = await this.#factory();
+    try {
+      await transport.verify();
+    } finally {
+      if (closeAfterSend) transport.close();
+    }
+  }
+
   /** Closes the shared transport (pooled SMTP connections); a no-op for per-message transports. */
   close(): void {
     this.#shared?.close();

@@ -1,0 +1,165 @@
+/**
+ * `pulse doctor --config FILE`: checks a deployment's config and what it points at from a workstation, one plain
+ * line per check (src/doctor/), exit 0 when none failed, else the first failure's exit code (failure.ts).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { s3ClientFor } from '../adapters/aws/s3-archive-store.ts';
+import { ConsoleLogger } from '../adapters/console-logger.ts';
+import { mailerFor } from '../app/mailer.ts';
+import { credentialsFor, reportingClientFor } from '../app/service-client.ts';
+import { ConfigError, configPath, loadConfig } from '../config/load.ts';
+import type { PulseConfig } from '../config/schema.ts';
+import { type CheckResult, type CheckStatus, type DoctorClients, runDoctor } from '../doctor/doctor.ts';
+import { describeFailure, masker } from './failure.ts';
+import { type CliIo, EXIT, parseFlags } from './io.ts';
+
+export const DOCTOR_HELP = `Usage: pulse doctor [--config FILE] [--bucket NAME] [--table NAME] [--verbose]
+
+Checks from a workstation what a deployment of Pulse needs, one line per check, in this order:
+  config              the config file is valid
+  service reachable   service.baseUrl answers (DNS, TCP, TLS, HTTP)
+  origin              the service accepts service.origin
+  sign-in, sign-out   the credentials from service.credentials (environment or Secrets Manager) sign in; the
+                      session is ended again
+  product <id> …      each product is accessible, with the features the config uses: licenses (the license key
+                      search), each archive kind (its export files listing; client data: the client property list)
+  archive bucket      HeadBucket (skipped without "archive")
+  state table         DescribeTable (skipped without "state")
+  SES identity        mail.from (or its domain) verified, and the account out of the SES sandbox (transport SES)
+  SMTP                connect and EHLO, and the login with a credentials secret (transport SMTP); nothing is sent
+
+  ✓ passed   ✗ failed: what to do   ! works, but worth knowing   - skipped (not configured, or a check before failed)
+
+Options:
+  --config FILE   pulse.config.json to check (default $PULSE_CONFIG or ./pulse.config.json)
+  --bucket NAME   check this archive bucket instead of archive.bucket (the stack's ArchiveBucketName output)
+  --table NAME    check this state table instead of state.tableName (the stack's StateTableName output)
+  --verbose       the stack trace of each failed check, on stderr
+  -h, --help      show this help
+
+AWS credentials and region come from the usual AWS sources (AWS_PROFILE, AWS_REGION, …). Service calls are made
+once each (no retries) with a timeout of at most 10 s.
+
+Exit codes:
+  0  no check failed (warnings and skipped checks allowed)
+  1  a check failed for another reason (an SES identity not verified, the SES sandbox, …)
+  2  the config is invalid, or a flag
+  3  credentials or origin refused (the Reporting Service's, or AWS's)
+  4  a service answered with an error (an unknown product, a missing bucket or table)
+  5  network: the service or a peer could not be reached
+  With several failed checks, the first one's code.
+`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  bucket: { type: 'string' },
+  table: { type: 'string' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', skip: '-' };
+
+/** A single attempt per call, and no long waits: a check reports what happens, it does not ride it out. */
+const DOCTOR_TIMEOUT_MS = 10_000;
+
+export async function doctorCommand(args: string[], io: CliIo): Promise<number> {
+  const { values: flags } = parseFlags('doctor', args, OPTIONS);
+  if (flags.help) {
+    io.stdout.write(DOCTOR_HELP);
+    return EXIT.ok;
+  }
+  const mask = masker(io.env);
+  const print = (line: string) => io.stdout.write(`${mask(line)}\n`);
+  const path = configPath(flags.config, io.env);
+  let config: PulseConfig;
+  try {
+    config = loadConfig(path);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    print(`${MARK.fail} config: ${describeFailure(e).line}`);
+    return EXIT.usage;
+  }
+  print(`${MARK.ok} config: ${path} is valid (${summary(config)})`);
+
+  const clients = doctorClients(config, io, flags);
+  let firstFailure: number | undefined;
+  const counts: Record<CheckStatus, number> = { ok: 1, fail: 0, warn: 0, skip: 0 };
+  try {
+    for await (const check of runDoctor(config, clients)) {
+      counts[check.status]++;
+      print(lineOf(check));
+      if (check.status !== 'fail') continue;
+      firstFailure ??= check.error === undefined ? EXIT.failure : describeFailure(check.error).code;
+      if (flags.verbose && check.error instanceof Error) io.stderr.write(`${mask(check.error.stack ?? '')}\n`);
+    }
+  } finally {
+    clients.close();
+  }
+  const total = counts.ok + counts.fail + counts.warn + counts.skip;
+  print(
+    counts.fail === 0
+      ? `doctor: no check failed (${counts.ok} passed, ${counts.warn} warnings, ${counts.skip} skipped)`
+      : `doctor: ${counts.fail} of ${total} checks failed`,
+  );
+  return firstFailure ?? EXIT.ok;
+}
+
+function lineOf(check: CheckResult): string {
+  const why = check.error !== undefined && !check.explained ? `: ${describeFailure(check.error).line}` : '';
+  return `${MARK[check.status]} ${check.name}: ${check.detail}${why}`;
+}
+
+function summary(config: PulseConfig): string {
+  const parts = [
+    `${config.products.length} product${config.products.length === 1 ? '' : 's'}`,
+    `${config.digests.length} digest${config.digests.length === 1 ? '' : 's'}`,
+    ...(config.archive ? ['archive'] : []),
+    ...(config.licenses ? ['licenses'] : []),
+    `mail via ${config.mail.transport.kind.toUpperCase()}`,
+  ];
+  return parts.join(', ');
+}
+
+function doctorClients(
+  config: PulseConfig,
+  io: CliIo,
+  flags: { bucket?: string | undefined; table?: string | undefined; verbose?: boolean | undefined },
+): DoctorClients & { close(): void } {
+  const logger = new ConsoleLogger({
+    service: 'pulse',
+    level: flags.verbose ? 'info' : 'error',
+    write: (line) => (flags.verbose ? io.stderr.write(`${line}\n`) : undefined),
+  });
+  const secrets = new SecretsManagerClient({});
+  const { credentials } = config.service;
+  const service = reportingClientFor(
+    { ...config.service, maxRetries: 0, timeoutMs: Math.min(config.service.timeoutMs, DOCTOR_TIMEOUT_MS) },
+    credentialsFor(credentials, io.env, secrets),
+    logger,
+  );
+  const made: { destroy(): void }[] = [secrets];
+  const keep = <T extends { destroy(): void }>(client: T): T => {
+    made.push(client);
+    return client;
+  };
+  return {
+    service,
+    credentialsSource:
+      credentials.source === 'secretsManager'
+        ? `secret ${credentials.secretId}`
+        : `$${credentials.userNameVar} and $${credentials.passwordVar}`,
+    s3: (): S3Client => keep(s3ClientFor({})),
+    dynamodb: () => keep(new DynamoDBClient({})),
+    ses: (region) => keep(new SESv2Client(region ? { region } : {})),
+    smtp: () => mailerFor(config.mail.transport, secrets),
+    bucket: flags.bucket,
+    table: flags.table,
+    close: () => {
+      for (const client of made) client.destroy();
+    },
+  };
+}
