@@ -3,7 +3,8 @@
  * outcome, and writes a run's manifest when it records the run's last outcome. Messages whose outcome could not be
  * recorded are handed back (partial batch response) for SQS to deliver again, and dead-lettered after the last try.
  */
-import { archiveCopierPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { archiveCopierPorts } from '../../src/app/aws-runtime.ts';
+import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { copyQueuedFiles } from '../../src/jobs/archive/fan-out.ts';
 
@@ -13,7 +14,7 @@ interface SqsEvent {
 }
 
 export const handler = async (event: SqsEvent) => {
-  const config = configFromEnv(process.env);
+  const config = configFromBundle(process.env);
   const ports = archiveCopierPorts(config, process.env);
   const batch = event.Records.map((r) => ({ id: r.messageId, body: r.body }));
   const { retry, outcomes, finished } = await copyQueuedFiles(config, ports, batch);
