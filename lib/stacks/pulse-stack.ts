@@ -33,10 +33,7 @@ import {
   secretResourcePattern,
   senderIdentities,
 } from './grants.ts';
-
-function acknowledge(scope: Construct, findings: [id: string, reason: string][]): void {
-  for (const [id, reason] of findings) Validations.of(scope).acknowledge({ id, reason });
-}
+import { acknowledge, nagText } from './nag.ts';
 
 export interface PulseStackProps extends StackProps {
   /** Days each archived export stays immutable under S3 Object Lock. @default 365 */
@@ -280,26 +277,10 @@ export class PulseStack extends Stack {
     acknowledge(
       fn,
       patterns.map((p): [string, string] => [
-        `AwsSolutions-IAM5[Resource::${this.nagText(this.archiveBucket.arnForObjects(p))}]`,
+        `AwsSolutions-IAM5[Resource::${nagText(this, this.archiveBucket.arnForObjects(p))}]`,
         reason,
       ]),
     );
-  }
-
-  /**
-   * A resource as cdk-nag names it in a finding's id: the template's value, references as `<Ref>` and
-   * `<LogicalId.Attribute>`. Built, not written out, so the ids follow the config and the construct tree.
-   */
-  private nagText(value: string): string {
-    const resolved = this.resolve(value) as string | { 'Fn::Join': [string, unknown[]] };
-    if (typeof resolved === 'string') return resolved;
-    const [separator, parts] = resolved['Fn::Join'];
-    const text = (part: unknown): string => {
-      if (typeof part === 'string') return part;
-      const ref = part as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
-      return ref.Ref !== undefined ? `<${ref.Ref}>` : `<${ref['Fn::GetAtt']!.join('.')}>`;
-    };
-    return parts.map(text).join(separator);
   }
 
   /**
@@ -364,7 +345,7 @@ export class PulseStack extends Stack {
     if (pattern.endsWith('-??????'))
       acknowledge(fn, [
         [
-          `AwsSolutions-IAM5[Resource::${this.nagText(pattern)}]`,
+          `AwsSolutions-IAM5[Resource::${nagText(this, pattern)}]`,
           'The SMTP credentials secret, by name: the six characters stand for the suffix Secrets Manager appends.',
         ],
       ]);
