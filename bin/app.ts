@@ -1,13 +1,19 @@
-import { existsSync } from 'node:fs';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { deployConfigPath, loadDeployConfig } from '../lib/deploy-config.ts';
 import { PulseStack } from '../lib/stacks/pulse-stack.ts';
-import { loadConfig } from '../src/config/load.ts';
+import { ConfigError } from '../src/config/load.ts';
 
-// The same pulse.config.json as the CLI ($PULSE_CONFIG or ./pulse.config.json); the bundled example otherwise.
-const path =
-  process.env.PULSE_CONFIG ?? (existsSync('pulse.config.json') ? 'pulse.config.json' : 'examples/pulse.config.json');
 const app = new App();
-new PulseStack(app, 'Pulse', { config: loadConfig(path) });
+try {
+  // Always named (`-c config=FILE` or $PULSE_CONFIG), never a default file: see lib/deploy-config.ts.
+  const config = loadDeployConfig(deployConfigPath(app.node.tryGetContext('config'), process.env));
+  new PulseStack(app, 'Pulse', { config });
+} catch (e) {
+  if (!(e instanceof ConfigError)) throw e;
+  // One line naming the file and field, not a stack trace through the CDK app.
+  process.stderr.write(`${e.message}\n`);
+  process.exit(2);
+}
 // cdk-nag v3 runs as a policy-validation plugin: findings land in the synth report and fail `cdk synth`.
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

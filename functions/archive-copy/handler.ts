@@ -3,7 +3,8 @@
  * outcome, and writes a run's manifest when it records the run's last outcome. Messages whose outcome could not be
  * recorded are handed back (partial batch response) for SQS to deliver again, and dead-lettered after the last try.
  */
-import { archiveCopierPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { archiveCopierPorts } from '../../src/app/aws-runtime.ts';
+import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import { copyQueuedFiles } from '../../src/jobs/archive/fan-out.ts';
@@ -14,7 +15,7 @@ interface SqsEvent {
 }
 
 export const handler = async (event: SqsEvent) => {
-  const config = configFromEnv(process.env);
+  const config = configFromBundle(process.env);
   const ports = archiveCopierPorts(config, process.env);
   const batch = event.Records.map((r) => ({ id: r.messageId, body: r.body }));
   // Placeholder credentials: the whole batch is handed back, to be copied once the secret is set (or redriven).

@@ -2,7 +2,8 @@
  * Scheduled (daily) Lambda of the export archive's plan step: finish runs whose copies stopped reporting, plan a new
  * run and send its copy tasks to the copy queue (drained by functions/archive-copy). Thin by design.
  */
-import { archivePlanPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { archivePlanPorts } from '../../src/app/aws-runtime.ts';
+import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import type { ArchiveKind } from '../../src/config/schema.ts';
@@ -15,7 +16,7 @@ interface ArchiveEvent {
 }
 
 export const handler = async (event: ArchiveEvent = {}): Promise<JobResult<FanOutCounts> | JobResult> => {
-  const config = configFromEnv(process.env);
+  const config = configFromBundle(process.env);
   const ports = archivePlanPorts(config, process.env);
   const refused = await refusePlaceholder('archive', ports);
   if (refused) return refused;

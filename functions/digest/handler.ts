@@ -2,7 +2,8 @@
  * Scheduled (hourly) Lambda of the weekly digest. Thin by design: parse the event, build the AWS adapters, call the
  * job. The job sends only to recipients whose send time has passed, each exactly once per ISO week.
  */
-import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { awsPorts } from '../../src/app/aws-runtime.ts';
+import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import { runDigest } from '../../src/jobs/digest/run-digest.ts';
@@ -14,7 +15,7 @@ interface DigestEvent {
 }
 
 export const handler = async (event: DigestEvent = {}): Promise<JobResult> => {
-  const config = configFromEnv(process.env);
+  const config = configFromBundle(process.env);
   const ports = awsPorts(config, process.env);
   const refused = await refusePlaceholder('digest', ports);
   if (refused) return refused;

@@ -2,7 +2,8 @@
  * Scheduled (hourly) Lambda of the license alerts. Thin by design: parse the event, build the AWS adapters, call the
  * job. The job tells each recipient once its local send time has passed, each alert at most once.
  */
-import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { awsPorts } from '../../src/app/aws-runtime.ts';
+import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
@@ -14,7 +15,7 @@ interface LicenseAlertEvent {
 }
 
 export const handler = async (event: LicenseAlertEvent = {}): Promise<JobResult> => {
-  const config = configFromEnv(process.env);
+  const config = configFromBundle(process.env);
   const ports = awsPorts(config, process.env);
   const refused = await refusePlaceholder('license-alerts', ports);
   if (refused) return refused;

@@ -3,7 +3,8 @@
  * adapters, call the job. The job does nothing until the report's schedule has passed, then snapshots the registry
  * once and sends each recipient the report exactly once per ISO week.
  */
-import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { awsPorts } from '../../src/app/aws-runtime.ts';
+import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
@@ -15,7 +16,7 @@ interface LicenseReportEvent {
 }
 
 export const handler = async (event: LicenseReportEvent = {}): Promise<JobResult> => {
-  const config = configFromEnv(process.env);
+  const config = configFromBundle(process.env);
   const ports = awsPorts(config, process.env);
   const refused = await refusePlaceholder('license-report', ports);
   if (refused) return refused;

@@ -3,7 +3,8 @@
  * (README "License registry sync"). Thin by design: decode the event's keys, build the AWS adapters, run the job
  * (src/jobs/licenses/sync-upload.ts refuses hostile keys and writes the result file under `…/results/`).
  */
-import { awsPorts, configFromEnv } from '../../src/app/aws-runtime.ts';
+import { awsPorts } from '../../src/app/aws-runtime.ts';
+import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
@@ -17,7 +18,7 @@ interface S3Event {
 const decodeKey = (key: string): string => decodeURIComponent(key.replace(/\+/g, ' '));
 
 export const handler = async (event: S3Event = {}): Promise<JobResult[]> => {
-  const config = configFromEnv(process.env);
+  const config = configFromBundle(process.env);
   const ports = awsPorts(config, process.env);
   const refused = await refusePlaceholder('licenses-sync', ports);
   if (refused) return [refused];

@@ -6,7 +6,9 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { BUNDLED_CONFIG_FILE } from '../../src/app/bundled-config.ts';
 import { JOB_METRICS } from '../../src/app/job-metric.ts';
+import { type BundleFile, copyCommands, stageJsonFile } from './bundle-files.ts';
 import { lambdaNodeOptions } from './node-options.ts';
 
 export interface PulseFunctionProps {
@@ -18,6 +20,11 @@ export interface PulseFunctionProps {
   readonly memorySize?: number;
   /** Files copied next to the bundle (e.g. compiled email templates): source path → file name in the asset. */
   readonly assets?: Record<string, string>;
+  /**
+   * The function's part of pulse.config.json (lib/function-config.ts), written into the bundle as
+   * `pulse.config.json`, where src/app/bundled-config.ts reads it.
+   */
+  readonly config?: object;
   /** The job whose `Pulse/JobFailed` metric gets an alarm here; none when another function's alarm watches it. */
   readonly jobFailedAlarm?: string;
 }
@@ -48,6 +55,8 @@ export class PulseFunction extends Construct {
   public readonly fn: NodejsFunction;
   /** The alarm topic's action, for the alarms a subclass adds. */
   protected readonly alarmAction: SnsAction;
+  /** The text of the bundle's pulse.config.json, if it gets one. */
+  public readonly bundledConfig: string | undefined;
 
   constructor(scope: Construct, id: string, props: PulseFunctionProps) {
     super(scope, id);
@@ -55,10 +64,10 @@ export class PulseFunction extends Construct {
       retention: RetentionDays.ONE_YEAR,
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    const copies = Object.entries(props.assets ?? {}).map(
-      ([from, to]) =>
-        `mkdir -p "$(dirname ${JSON.stringify(`OUTPUT/${to}`)})" && cp ${JSON.stringify(`${PROJECT_ROOT}${from}`)} ${JSON.stringify(`OUTPUT/${to}`)}`,
-    );
+    const files: BundleFile[] = Object.entries(props.assets ?? {}).map(([from, to]) => [`${PROJECT_ROOT}${from}`, to]);
+    this.bundledConfig = props.config && `${JSON.stringify(props.config, null, 2)}\n`;
+    const staged = this.bundledConfig === undefined ? undefined : stageJsonFile(this.bundledConfig);
+    if (staged) files.push([staged.path, BUNDLED_CONFIG_FILE]);
     const memorySize = props.memorySize ?? 512;
     const timeout = props.timeout ?? Duration.minutes(5);
     this.fn = new NodejsFunction(this, 'Function', {
@@ -86,7 +95,7 @@ export class PulseFunction extends Construct {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (_input: string, output: string) => copies.map((c) => c.replaceAll('OUTPUT', output)),
+          afterBundling: (_input: string, output: string) => copyCommands(files, output),
         },
       },
     });
@@ -94,6 +103,11 @@ export class PulseFunction extends Construct {
     Validations.of(this.fn).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       reason: 'AWSLambdaBasicExecutionRole only allows the function to write its own logs.',
+    });
+    // Active tracing grants xray:PutTraceSegments and friends on `*`.
+    Validations.of(this.fn).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray trace segments have no resource ARN.',
     });
 
     const action = new SnsAction(props.alarmTopic);

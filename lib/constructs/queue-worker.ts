@@ -12,6 +12,8 @@ export interface QueueWorkerProps {
   /** The handler lives in functions/<handler>/handler.ts. */
   readonly handler: string;
   readonly environment: Record<string, string>;
+  /** The function's part of the config, written into its bundle (pulse-function.ts). */
+  readonly config?: object;
   readonly alarmTopic: ITopic;
   readonly timeout: Duration;
   readonly memorySize?: number;
@@ -38,6 +40,8 @@ export class QueueWorker extends Construct {
   public readonly fn: NodejsFunction;
   public readonly queue: Queue;
   public readonly deadLetterQueue: Queue;
+  /** The text of the worker bundle's pulse.config.json, if it gets one (pulse-function.ts). */
+  public readonly bundledConfig: string | undefined;
 
   constructor(scope: Construct, id: string, props: QueueWorkerProps) {
     super(scope, id);
@@ -50,14 +54,17 @@ export class QueueWorker extends Construct {
       retentionPeriod: Duration.days(4),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 3 },
     });
-    const { handler, environment, alarmTopic, timeout, memorySize } = props;
-    this.fn = new PulseFunction(this, 'Worker', {
+    const { handler, environment, config, alarmTopic, timeout, memorySize } = props;
+    const worker = new PulseFunction(this, 'Worker', {
       handler,
       environment,
+      ...(config !== undefined ? { config } : {}),
       alarmTopic,
       timeout,
       ...(memorySize !== undefined ? { memorySize } : {}),
-    }).fn;
+    });
+    this.fn = worker.fn;
+    this.bundledConfig = worker.bundledConfig;
     this.fn.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: props.batchSize,

@@ -1,4 +1,4 @@
-/** The ports of the Lambdas: config from the environment, AWS adapters, credentials from Secrets Manager. */
+/** The ports of the Lambdas (config: bundled-config.ts): AWS adapters, credentials from Secrets Manager. */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDbArchiveRuns } from '../adapters/aws/dynamodb-archive-runs.ts';
@@ -6,7 +6,7 @@ import { DynamoDbLedger, dynamoDocumentClientFor } from '../adapters/aws/dynamod
 import { S3ArchiveStore, s3ClientFor } from '../adapters/aws/s3-archive-store.ts';
 import { SqsCopyQueue } from '../adapters/aws/sqs-copy-queue.ts';
 import { ConsoleLogger, parseLogLevel } from '../adapters/console-logger.ts';
-import { ConfigError, parseConfig } from '../config/load.ts';
+import { ConfigError } from '../config/load.ts';
 import type { ArchiveConfig, PulseConfig } from '../config/schema.ts';
 import type { CopierPorts, FanOutPorts } from '../jobs/archive/fan-out.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
@@ -15,15 +15,6 @@ import { mailerFor } from './mailer.ts';
 import { credentialsFor, reportingClientFor } from './service-client.ts';
 
 type Env = Record<string, string | undefined>;
-
-/** The CDK app passes the validated config as `PULSE_CONFIG_JSON`; table and bucket names as their own variables. */
-export function configFromEnv(env: Env): PulseConfig {
-  if (!env.PULSE_CONFIG_JSON) throw new ConfigError('PULSE_CONFIG_JSON: not set');
-  const raw = JSON.parse(env.PULSE_CONFIG_JSON) as Record<string, unknown>;
-  if (env.PULSE_ARCHIVE_BUCKET) raw.archive = { ...(raw.archive as object), bucket: env.PULSE_ARCHIVE_BUCKET };
-  if (env.PULSE_STATE_TABLE) raw.state = { tableName: env.PULSE_STATE_TABLE };
-  return parseConfig(raw, 'PULSE_CONFIG_JSON');
-}
 
 /** What every Lambda needs: a logger, the service client (credentials from Secrets Manager) and the clock. */
 function basePorts(config: PulseConfig, env: Env) {

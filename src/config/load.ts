@@ -22,17 +22,20 @@ export function parseConfig(value: unknown, source = 'config'): PulseConfig {
 }
 
 export function loadConfig(path: string): PulseConfig {
+  return parseConfig(readConfigJson(path), path);
+}
+
+/** The file's JSON, unvalidated (a Lambda lays the stack's names over it first); errors name the file. */
+export function readConfigJson(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     throw new ConfigError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
     throw new ConfigError(`${path}: not valid JSON (${(e as Error).message})`);
   }
-  return parseConfig(value, path);
 }

@@ -28,6 +28,11 @@ export const DIGEST_SECTIONS = [
   'exceptions',
 ] as const;
 
+/** Where archive keys start when the config names no `archive.prefix`. */
+export const DEFAULT_ARCHIVE_PREFIX = 'pulse';
+/** The stack's Reporting Service secret when `deploy.secretName` is not set. */
+export const DEFAULT_SECRET_NAME = 'pulse/reporting-service';
+
 export const ARCHIVE_KINDS = ['customEvents', 'exceptions', 'rawEvents', 'clientData'] as const;
 export const DEFAULT_KEY_TEMPLATE = '<prefix>/<product>/<kind>/<yyyy>/<mm>/<fileName>';
 export const DEFAULT_CLIENT_PROPERTIES = [
@@ -113,7 +118,7 @@ export const Archive = z.strictObject({
   prefix: z
     .string()
     .superRefine(keyPart(unsafeKeyPartReason))
-    .default('pulse')
+    .default(DEFAULT_ARCHIVE_PREFIX)
     .describe('first segments of every archive key (printable ASCII; no "." or ".." segments, no leading "/")'),
   publicBaseUrl: z
     .url({ protocol: /^https$/ })
@@ -144,6 +149,22 @@ export const Archive = z.strictObject({
   concurrency: z.number().int().min(1).max(32).default(4).describe('files copied at once'),
 });
 
+/** What only the CDK app reads: names and subscriptions of the deployed stack (README "Configuration"). */
+const Deploy = z.strictObject({
+  secretName: z
+    .string()
+    .regex(/^[A-Za-z0-9/_+=.@-]{1,512}$/, 'letters, digits and /_+=.@- (a Secrets Manager name), at most 512')
+    // GetSecretValue reads "name-abcdef" as a partial ARN with its random suffix: such a name would not be found.
+    .refine((name) => !/-[A-Za-z0-9]{6}$/.test(name), {
+      message: 'must not end in "-" and six characters (Secrets Manager would read them as an ARN suffix)',
+    })
+    .default(DEFAULT_SECRET_NAME)
+    .describe(
+      'name of the Reporting Service credentials secret the stack creates; operators put the credentials there',
+    ),
+  alarmEmail: Email.optional().describe('subscribed to the alarm topic (confirm the email AWS sends after deploy)'),
+});
+
 export const PulseConfig = z
   .strictObject({
     $schema: z.string().optional(),
@@ -157,6 +178,7 @@ export const PulseConfig = z
       .describe('DynamoDB state table (the ledger)'),
     digests: z.array(Digest).default([]),
     licenses: Licenses.optional().describe('license key alerts, the weekly registry report and registry sync'),
+    deploy: Deploy.optional().describe('settings of the deployed stack (cdk synth / deploy only)'),
   })
   .superRefine((cfg, ctx) => {
     const known = new Set(cfg.products.map((p) => p.id));
@@ -188,3 +210,4 @@ export type DigestSection = (typeof DIGEST_SECTIONS)[number];
 export type ArchiveKind = (typeof ARCHIVE_KINDS)[number];
 export type ArchiveConfig = NonNullable<PulseConfig['archive']>;
 export type LicensesConfig = NonNullable<PulseConfig['licenses']>;
+export type DeployConfig = NonNullable<PulseConfig['deploy']>;

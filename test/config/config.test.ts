@@ -95,6 +95,24 @@ describe('pulse.config.json', () => {
     expect(committed).toEqual(configJsonSchema());
   });
 
+  it('reads the optional deploy section: a default secret name, an optional alarm email', () => {
+    const c = example();
+    expect(parseConfig(c).deploy).toBeUndefined();
+    c.deploy = { alarmEmail: 'oncall@example.com' };
+    expect(parseConfig(c).deploy).toEqual({ secretName: 'pulse/reporting-service', alarmEmail: 'oncall@example.com' });
+  });
+
+  it.each([
+    [{ secretName: 'pulse reporting' }, 'deploy.secretName: letters, digits'],
+    [{ secretName: 'pulse/reporting-abcdef' }, 'deploy.secretName: must not end in "-" and six characters'],
+    [{ alarmEmail: 'not-an-address' }, 'deploy.alarmEmail:'],
+    [{ stackName: 'x' }, 'deploy: Unrecognized key'],
+  ])('refuses a bad deploy section naming the field (%#)', (deploy, expected) => {
+    const c = example();
+    c.deploy = deploy;
+    expect(() => parseConfig(c, 'pulse.config.json')).toThrow(expected);
+  });
+
   it('fills the licenses defaults, with stage days distinct and most distant first', () => {
     const c = example();
     c.licenses.stages = { daysBefore: [7, 60, 7, 1], daysAfter: [30, 1] };

@@ -4,6 +4,9 @@
  * before any request reaches the service (the emulator behind a connection-counting proxy), logs one line naming
  * the secret and the command that sets it, and prints the job's JobFailed metric.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -28,6 +31,7 @@ const sm = mockClient(SecretsManagerClient);
 let emu: Emulator;
 let proxy: CountingProxy;
 let rawConfig: Record<string, unknown>;
+let configDir: string | undefined;
 const saved = { ...process.env };
 
 beforeAll(async () => {
@@ -54,8 +58,11 @@ beforeAll(async () => {
     ],
     licenses: { owner: { address: 'ops@example.com', timeZone: 'UTC' } },
   };
+  // As the stack delivers it: a pulse.config.json beside the bundle (src/app/bundled-config.ts).
+  configDir = await mkdtemp(join(tmpdir(), 'pulse-bundle-'));
+  await writeFile(join(configDir, 'pulse.config.json'), JSON.stringify(rawConfig));
   Object.assign(process.env, {
-    PULSE_CONFIG_JSON: JSON.stringify(rawConfig),
+    PULSE_CONFIG_FILE: join(configDir, 'pulse.config.json'),
     PULSE_ARCHIVE_BUCKET: 'pulse-archive',
     PULSE_STATE_TABLE: 'pulse-state',
     PULSE_COPY_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/copy',
@@ -67,6 +74,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   process.env = saved;
+  if (configDir) await rm(configDir, { recursive: true, force: true });
   await proxy?.close();
   await emu?.close();
 });

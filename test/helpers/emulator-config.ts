@@ -1,4 +1,4 @@
-/** The smallest Pulse config that points at a test emulator, as raw JSON (for PULSE_CONFIG_JSON) or a signed-in client. */
+/** The smallest Pulse config that points at a test emulator, as raw JSON (for a config file) or a signed-in client. */
 import type { Emulator } from '../../emulator/index.ts';
 import { ConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { reportingClientFor } from '../../src/app/service-client.ts';

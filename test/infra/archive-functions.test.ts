@@ -5,10 +5,9 @@
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.ts';
-import { synthPulse } from './synth-pulse.ts';
+import { productionConfig, synthPulse } from './synth-pulse.ts';
 
-const config = loadConfig(new URL('../../examples/pulse.config.json', import.meta.url).pathname);
+const config = productionConfig();
 const { template, findings } = synthPulse({ props: { config } });
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
@@ -29,17 +28,16 @@ const policyOf = (job: string): string => {
 };
 
 describe('archive functions', () => {
-  it('plans daily and copies on Node 24 / arm64, with the config (credentials from the secret) and the queue', () => {
+  it('plans daily and copies on Node 24 / arm64, with the stack names and the queue', () => {
     for (const job of ['archive', 'archive-copy']) {
       const fn = functionOf(job);
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 900 });
       const env = fn.Properties.Environment.Variables;
       expect(Object.keys(env)).toEqual(
-        expect.arrayContaining(['PULSE_CONFIG_JSON', 'PULSE_STATE_TABLE', 'PULSE_ARCHIVE_BUCKET']),
+        expect.arrayContaining(['PULSE_SERVICE_SECRET_ARN', 'PULSE_STATE_TABLE', 'PULSE_ARCHIVE_BUCKET']),
       );
       // Only the plan step sends to the queue; the copier has no use for its address.
       expect(env.PULSE_COPY_QUEUE_URL !== undefined).toBe(job === 'archive');
-      expect(JSON.stringify(env.PULSE_CONFIG_JSON)).toContain('secretsManager');
     }
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(20 2 * * ? *)',

@@ -1,10 +1,9 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.ts';
-import { synthPulse } from './synth-pulse.ts';
+import { productionConfig, synthPulse } from './synth-pulse.ts';
 
-const config = loadConfig(new URL('../../examples/pulse.config.json', import.meta.url).pathname);
-const { template, findings } = synthPulse({ props: { config } });
+const config = productionConfig();
+const { template, findings, stack } = synthPulse({ props: { config } });
 
 const digestFunction = () => {
   const fns = template.findResources('AWS::Lambda::Function', {
@@ -26,9 +25,10 @@ describe('digest function', () => {
   });
 
   it('gets credentials only from the stack secret, never from environment variables', () => {
-    const json = JSON.stringify(digestFunction().Properties.Environment.Variables.PULSE_CONFIG_JSON);
-    expect(json).toContain('secretsManager');
-    expect(json).not.toContain('PULSE_PASSWORD');
+    const env = digestFunction().Properties.Environment.Variables;
+    expect(env.PULSE_SERVICE_SECRET_ARN).toEqual({ Ref: expect.stringMatching(/^ReportingServiceCredentials/) });
+    expect(stack.digest!.bundledConfig).toContain('"source": "secretsManager"');
+    expect(JSON.stringify(env)).not.toContain('PULSE_PASSWORD');
   });
 
   it('runs hourly and alarms on function errors and on reported job failures', () => {

@@ -1,9 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.ts';
-import { synthPulse } from './synth-pulse.ts';
+import { productionConfig, synthPulse } from './synth-pulse.ts';
 
-const config = loadConfig(new URL('../../examples/pulse.config.json', import.meta.url).pathname);
+const config = productionConfig();
 const { template, findings, stack } = synthPulse({ props: { config } });
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
@@ -35,7 +34,7 @@ describe('license report function', () => {
     expect(env.PULSE_TEMPLATES_DIR).toBe('/var/task/templates');
     expect(env.PULSE_STATE_TABLE).toBeDefined();
     expect(env.PULSE_ARCHIVE_BUCKET).toBeDefined();
-    expect(JSON.stringify(env.PULSE_CONFIG_JSON)).toContain('secretsManager');
+    expect(env.PULSE_SERVICE_SECRET_ARN).toBeDefined();
     expect(stack.licenseReport).toBeDefined();
   });
 
@@ -61,7 +60,11 @@ describe('license report function', () => {
       expect.arrayContaining([
         expect.objectContaining({
           Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['license-report#*'] } },
+          Condition: {
+            'ForAllValues:StringLike': {
+              'dynamodb:LeadingKeys': ['license-report#*', 'notice-unknown#license-report#*'],
+            },
+          },
         }),
         expect.objectContaining({
           Action: ['ses:SendEmail', 'ses:SendRawEmail'],

@@ -3,8 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.ts';
-import { synthPulse } from './synth-pulse.ts';
+import { productionConfig, synthPulse } from './synth-pulse.ts';
 
 const { stack, template, findings } = synthPulse();
 const logicalId = (c: IConstruct) => Stack.of(c).getLogicalId(c.node.defaultChild as CfnElement);
@@ -160,7 +159,7 @@ describe('props validation', () => {
 });
 
 describe('license sync function', () => {
-  const config = loadConfig(new URL('../../examples/pulse.config.json', import.meta.url).pathname);
+  const config = productionConfig();
   const synth = synthPulse({ props: { config } });
   const syncFn = () => {
     const fns = synth.template.findResources('AWS::Lambda::Function', {
@@ -225,7 +224,7 @@ describe('license sync function', () => {
 
 describe('license alerts function', () => {
   const withLicenses = synthPulse({
-    props: { config: loadConfig(new URL('../../examples/pulse.config.json', import.meta.url).pathname) },
+    props: { config: productionConfig() },
   });
   const policyOf = () => {
     const fns = withLicenses.template.findResources('AWS::Lambda::Function', {
@@ -260,7 +259,7 @@ describe('license alerts function', () => {
   it('may read its secret, touch only license-alert ledger items, send only from the configured address', () => {
     const policy = policyOf();
     expect(policy).toContain('secretsmanager:GetSecretValue');
-    expect(policy).toContain('"dynamodb:LeadingKeys":["license-alert#*"]');
+    expect(policy).toContain('"dynamodb:LeadingKeys":["license-alert#*","notice-unknown#license-alerts#*"]');
     expect(policy).not.toMatch(/dynamodb:(Scan|Query|BatchWriteItem|\*)/);
     expect(policy).toContain('"ses:FromAddress":"pulse@example.com"');
     expect(policy).not.toMatch(/"s3:/);

@@ -3,13 +3,19 @@ import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { loadDeployConfig } from '../../lib/deploy-config.ts';
 import { PulseStack, type PulseStackProps } from '../../lib/stacks/pulse-stack.ts';
 
 /** One entry per violating construct, e.g. "AwsSolutions AwsSolutions-S1 error Pulse/Bad/Resource". */
 export type Finding = string;
 
+/** The README's example production config: what the stack is tested with unless a test gives its own. */
+export const PRODUCTION_EXAMPLE = new URL('../../examples/pulse.production.json', import.meta.url).pathname;
+export const productionConfig = () => loadDeployConfig(PRODUCTION_EXAMPLE);
+
 export interface SynthOptions {
-  readonly props?: PulseStackProps;
+  /** The stack's props; `config` defaults to the example production config. */
+  readonly props?: Partial<PulseStackProps>;
   /** Lets a test add resources (e.g. a deliberately non-compliant one) before synthesis. */
   readonly extend?: (stack: PulseStack) => void;
   /** false mirrors `cdk synth`: a failed validation throws instead of only writing the report. */
@@ -28,7 +34,7 @@ export function synthPulse(options: SynthOptions = {}) {
       '@aws-cdk/core:failSynthOnValidationErrors': !(options.reportOnly ?? true),
     },
   });
-  const stack = new PulseStack(app, 'Pulse', options.props);
+  const stack = new PulseStack(app, 'Pulse', { ...options.props, config: options.props?.config ?? productionConfig() });
   options.extend?.(stack);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const assembly = app.synth();

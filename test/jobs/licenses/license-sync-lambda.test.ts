@@ -1,10 +1,10 @@
 /**
- * functions/license-sync/handler.ts as Lambda runs it (config and names from the environment, the AWS adapters),
+ * functions/license-sync/handler.ts as Lambda runs it (config from its file, names from the environment, the AWS adapters),
  * against s3rver and the emulator: an uploaded CSV is synced and its result file written under results/; hostile and
  * misplaced object keys are refused without reading or writing anything; an unreadable file gets a result file
  * saying why.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -33,11 +33,14 @@ beforeAll(async () => {
   client = s3ClientFor({ endpoint: s3.endpoint });
   await ensureBucket(client, BUCKET);
   store = new S3ArchiveStore({ client, bucket: BUCKET });
+  // The bundle's pulse.config.json (src/app/bundled-config.ts), here with credentials from the environment.
+  const configFile = join(dir, 'pulse.config.json');
+  await writeFile(
+    configFile,
+    JSON.stringify({ ...rawConfigFor(emu), archive: { bucket: 'replaced-by-the-environment', prefix: 'pulse' } }),
+  );
   Object.assign(process.env, {
-    PULSE_CONFIG_JSON: JSON.stringify({
-      ...rawConfigFor(emu),
-      archive: { bucket: 'replaced-by-the-environment', prefix: 'pulse' },
-    }),
+    PULSE_CONFIG_FILE: configFile,
     PULSE_ARCHIVE_BUCKET: BUCKET,
     PULSE_STATE_TABLE: 'pulse-state',
     PULSE_USER: emu.credentials.userName,

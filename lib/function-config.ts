@@ -1,0 +1,37 @@
+/**
+ * The part of pulse.config.json each function gets in its bundle (ARCHITECTURE.md "Config delivery"): the sections
+ * its job reads and nothing else, so a copier never holds a digest recipient's address and a config with many
+ * recipients costs only the functions that mail them. No AWS CDK import: the tests check the parts directly.
+ */
+import type { PulseConfig } from '../src/config/schema.ts';
+
+type Section = Exclude<keyof PulseConfig, '$schema' | 'state' | 'deploy'>;
+
+/**
+ * Sections per function (`functions/<job>/`). `mail` (the sender and transport, no recipients) is in every part
+ * because the schema requires it; `state` and the archive's bucket come from the environment (CloudFormation names
+ * them), the credentials from the stack's secret; `deploy` is read by the CDK app only.
+ */
+export const FUNCTION_CONFIG_SECTIONS = {
+  archive: ['service', 'products', 'mail', 'archive'],
+  'archive-copy': ['service', 'products', 'mail', 'archive'],
+  digest: ['service', 'products', 'mail', 'archive', 'digests'],
+  'license-alerts': ['service', 'products', 'mail', 'licenses'],
+  'license-report': ['service', 'products', 'mail', 'archive', 'licenses'],
+  // The sync reads the archive's prefix and the products; it sends nothing, so no license recipients.
+  'license-sync': ['service', 'products', 'mail', 'archive'],
+} as const satisfies Record<string, readonly Section[]>;
+
+export type PulseFunctionName = keyof typeof FUNCTION_CONFIG_SECTIONS;
+
+/**
+ * The config file of one function: its sections, credentials from the stack's secret (named here; the functions
+ * use its exact ARN from the environment), never from the environment variables a local run reads.
+ */
+export function functionConfig(job: PulseFunctionName, config: PulseConfig, secretName: string): Partial<PulseConfig> {
+  const part: Partial<Record<Section, unknown>> = {};
+  for (const section of FUNCTION_CONFIG_SECTIONS[job])
+    if (config[section] !== undefined) part[section] = config[section];
+  part.service = { ...config.service, credentials: { source: 'secretsManager', secretId: secretName } };
+  return part as Partial<PulseConfig>;
+}

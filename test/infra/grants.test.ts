@@ -1,0 +1,206 @@
+/**
+ * The functions' rights follow the config: any archive prefix, the mail transport and its secret, the sender's SES
+ * identities; the state table's actions are the ones the adapters call, on the items each job writes.
+ */
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { STATE_KEYS } from '../../lib/stacks/grants.ts';
+import { RUNS_PK } from '../../src/adapters/aws/dynamodb-archive-runs.ts';
+import type { PulseConfig } from '../../src/config/schema.ts';
+import { digestLedgerKey } from '../../src/jobs/digest/deliver.ts';
+import { licenseAlertLedgerKey } from '../../src/jobs/licenses/ledger-key.ts';
+import { licenseReportLedgerKey } from '../../src/jobs/licenses/run-license-report.ts';
+import { unknownNoticeKey } from '../../src/jobs/unknown-delivery-notice.ts';
+import { productionConfig, synthPulse } from './synth-pulse.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
+type Statement = Record<string, any>;
+function statementsOf(template: Template, job: string): Statement[] {
+  const fns = template.findResources('AWS::Lambda::Function', {
+    Properties: { Environment: { Variables: Match.objectLike({ PULSE_JOB: job }) } },
+  });
+  expect(Object.keys(fns)).toHaveLength(1);
+  const role = Object.values(fns)[0]!.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((p) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === role))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement);
+}
+const withConfig = (change: (c: PulseConfig) => PulseConfig) =>
+  synthPulse({ props: { config: change(productionConfig()) } });
+const MAILERS = ['digest', 'license-alerts', 'license-report'];
+const ALL = [...MAILERS, 'archive', 'archive-copy', 'license-sync'];
+
+describe('archive prefix', () => {
+  it.each(['acme/pulse-archive', 'acme/pulse-archive/', '', 'a'])(
+    'synthesizes cdk-nag clean with prefix %j',
+    (prefix) => {
+      const { template, findings } = withConfig((c) => ({ ...c, archive: { ...c.archive!, prefix } }));
+      expect(findings).toEqual([]);
+      const folder = prefix.replace(/\/$/, '');
+      const s3 = JSON.stringify(statementsOf(template, 'digest'));
+      expect(s3).toContain(folder === '' ? '"/digests/*"' : `"/${folder}/digests/*"`);
+      expect(JSON.stringify(statementsOf(template, 'archive-copy'))).toContain(folder === '' ? '"/*"' : `/${folder}/*`);
+    },
+  );
+
+  it('also grants the folder of a keyTemplate that does not start with the prefix', () => {
+    const { template, findings } = withConfig((c) => ({
+      ...c,
+      archive: { ...c.archive!, prefix: 'acme', keyTemplate: 'exports/<prefix>/<product>/<fileName>' },
+    }));
+    expect(findings).toEqual([]);
+    const text = JSON.stringify(statementsOf(template, 'archive-copy'));
+    expect(text).toContain('"/acme/*"');
+    expect(text).toContain('"/exports/acme/*"');
+  });
+});
+
+describe('mail rights', () => {
+  it('SES: send only as the sender, on its domain and address identities, in the transport region', () => {
+    const { template } = withConfig((c) => ({
+      ...c,
+      mail: { ...c.mail, transport: { kind: 'ses', region: 'eu-west-1' } },
+    }));
+    for (const job of MAILERS) {
+      const ses = statementsOf(template, job).filter((s) => JSON.stringify(s.Action).includes('ses:'));
+      expect(ses).toHaveLength(1);
+      const resources = JSON.stringify(ses[0]!.Resource);
+      expect(resources).toContain(':ses:eu-west-1:');
+      expect(resources).toContain(':identity/example.com"');
+      expect(resources).toContain(':identity/pulse@example.com"');
+      expect(ses[0]!.Resource).not.toContain('*');
+      expect(ses[0]!.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'pulse@example.com' } });
+      expect(JSON.stringify(statementsOf(template, job))).not.toContain('smtp');
+    }
+  });
+
+  it('SMTP with a credentials secret: GetSecretValue on that secret only, no SES; cdk-nag clean', () => {
+    const { template, findings } = withConfig((c) => ({
+      ...c,
+      mail: {
+        ...c.mail,
+        transport: {
+          kind: 'smtp',
+          host: 'smtp.example.com',
+          port: 587,
+          secure: false,
+          credentialsSecretId: 'pulse/smtp',
+        },
+      },
+    }));
+    expect(findings).toEqual([]);
+    for (const job of ALL) {
+      const text = JSON.stringify(statementsOf(template, job));
+      expect(text).not.toContain('ses:');
+      expect(text.includes(':secret:pulse/smtp-??????')).toBe(MAILERS.includes(job));
+    }
+    const smtp = statementsOf(template, 'digest').find((s) => JSON.stringify(s.Resource).includes('pulse/smtp'));
+    expect(smtp!.Action).toBe('secretsmanager:GetSecretValue');
+  });
+
+  it('SMTP with a secret given by its complete ARN: exactly that ARN', () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:pulse/smtp-AbCdEf';
+    const { template, findings } = withConfig((c) => ({
+      ...c,
+      mail: {
+        ...c.mail,
+        transport: { kind: 'smtp', host: 'smtp.example.com', port: 587, secure: false, credentialsSecretId: arn },
+      },
+    }));
+    expect(findings).toEqual([]);
+    expect(statementsOf(template, 'digest')).toContainEqual(
+      expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Resource: arn }),
+    );
+  });
+
+  it('SMTP without a secret: neither SES nor any secret besides the Reporting Service one', () => {
+    const { template } = withConfig((c) => ({
+      ...c,
+      mail: { ...c.mail, transport: { kind: 'smtp', host: 'smtp.example.com', port: 25, secure: false } },
+    }));
+    for (const job of MAILERS) {
+      const text = JSON.stringify(statementsOf(template, job));
+      expect(text).not.toContain('ses:');
+      expect(text.match(/secretsmanager:GetSecretValue/g)).toHaveLength(1);
+    }
+  });
+});
+
+describe('state table rights', () => {
+  const { template } = synthPulse();
+  const dynamo = (job: string) =>
+    statementsOf(template, job).filter((s) => JSON.stringify(s.Action).includes('dynamodb:'));
+
+  it.each([
+    [
+      'digest',
+      ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      STATE_KEYS.digest,
+    ],
+    [
+      'license-alerts',
+      ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      STATE_KEYS.licenseAlerts,
+    ],
+    [
+      'license-report',
+      ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      STATE_KEYS.licenseReport,
+    ],
+    [
+      'archive',
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      STATE_KEYS.archiveRuns,
+    ],
+    [
+      'archive-copy',
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      STATE_KEYS.archiveRuns,
+    ],
+  ])('%s: exactly the actions its adapter calls, on its own items', (job, actions, keys) => {
+    const statements = dynamo(job);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]!.Action).toEqual(actions);
+    expect(statements[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } });
+  });
+
+  it('license sync touches no table', () => {
+    expect(dynamo('license-sync')).toEqual([]);
+  });
+
+  /** IAM's StringLike: `*` any run of characters, `?` one. */
+  const matches = (patterns: readonly string[], key: string) =>
+    patterns.some((p) =>
+      new RegExp(
+        `^${p
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.')}$`,
+      ).test(key),
+    );
+
+  it('the granted leading keys match the keys the jobs really write', () => {
+    const digestKey = digestLedgerKey('exec-weekly', '2026-W46', 'CEO@example.com');
+    const alertKey = licenseAlertLedgerKey({
+      productId: '1',
+      licenseKey: 'K#1',
+      stage: 'before-7',
+      expiryDate: '2026-12-01',
+      address: 'a@b.c',
+    });
+    const reportKey = licenseReportLedgerKey('2026-W46', 'a@b.c');
+    const cases: [readonly string[], string][] = [
+      [STATE_KEYS.digest, digestKey],
+      [STATE_KEYS.digest, unknownNoticeKey(digestKey)],
+      [STATE_KEYS.digest, 'digest-held#exec-weekly#2026-11-16'],
+      [STATE_KEYS.licenseAlerts, alertKey],
+      [STATE_KEYS.licenseAlerts, unknownNoticeKey('license-alerts#a@b.c#2026-11-16')],
+      [STATE_KEYS.licenseReport, reportKey],
+      [STATE_KEYS.licenseReport, unknownNoticeKey(reportKey)],
+      [STATE_KEYS.archiveRuns, RUNS_PK],
+      [STATE_KEYS.archiveRuns, 'archive-run#2026-11-20T02:20:00Z'],
+    ];
+    for (const [patterns, key] of cases) expect(matches(patterns, key), key).toBe(true);
+    expect(matches(STATE_KEYS.licenseAlerts, digestKey)).toBe(false);
+  });
+});

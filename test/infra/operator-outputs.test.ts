@@ -1,0 +1,40 @@
+/** What an operator gets from the stack: outputs to act on, the secret under a fixed name, alarms by email. */
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { productionConfig, synthPulse } from './synth-pulse.ts';
+
+describe('operator basics', () => {
+  const { template } = synthPulse();
+
+  it('outputs the secret name, the archive bucket, the state table and the alarm topic', () => {
+    const outputs = template.toJSON().Outputs;
+    expect(outputs.ReportingServiceSecretName.Value).toBe('pulse/reporting-service');
+    expect(outputs.ArchiveBucketName.Value).toEqual({ Ref: expect.stringMatching(/^ArchiveBucket/) });
+    expect(outputs.StateTableName.Value).toEqual({ Ref: expect.stringMatching(/^StateTable/) });
+    expect(outputs.AlarmTopicArn.Value).toEqual({ Ref: expect.stringMatching(/^AlarmsTopic/) });
+  });
+
+  it('creates the credentials secret under deploy.secretName (default pulse/reporting-service)', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { Name: 'pulse/reporting-service' });
+    const config = { ...productionConfig(), deploy: { secretName: 'acme/pulse/reporting' } };
+    const other = synthPulse({ props: { config } }).template;
+    other.hasResourceProperties('AWS::SecretsManager::Secret', { Name: 'acme/pulse/reporting' });
+    expect(other.toJSON().Outputs.ReportingServiceSecretName.Value).toBe('acme/pulse/reporting');
+    // The functions' bundles name it; the exact ARN comes from the environment.
+    const { deploy: _d, ...withoutDeploy } = productionConfig();
+    const { stack } = synthPulse({ props: { config: withoutDeploy } });
+    expect(stack.digest!.bundledConfig).toContain('"secretId": "pulse/reporting-service"');
+  });
+
+  it('subscribes deploy.alarmEmail to the alarm topic, and nobody without it', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'pulse-oncall@example.com',
+      TopicArn: { Ref: Match.stringLikeRegexp('^AlarmsTopic') },
+    });
+    const { deploy: _d, ...withoutDeploy } = productionConfig();
+    expect(synthPulse({ props: { config: withoutDeploy } }).template.findResources('AWS::SNS::Subscription')).toEqual(
+      {},
+    );
+  });
+});
