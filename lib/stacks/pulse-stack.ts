@@ -18,6 +18,7 @@ import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ScheduledJob } from '../constructs/scheduled-job.ts';
 import { MAX_OBJECT_LOCK_DAYS, WriteOnceArchiveBucket } from '../constructs/write-once-archive-bucket.ts';
 import { FUNCTION_MEMORY_MB } from './function-memory.ts';
+import { copierConcurrency } from './session-budget.ts';
 
 function acknowledge(scope: Construct, findings: [id: string, reason: string][]): void {
   for (const [id, reason] of findings) Validations.of(scope).acknowledge({ id, reason });
@@ -119,7 +120,7 @@ export class PulseStack extends Stack {
 
   /**
    * The export archive, fanned out: a daily plan step sends one copy task per file to a queue, drained by copiers
-   * (at most `archive.concurrency` at once, so the Reporting Service sees the same load as a local run).
+   * (as many at once as the session budget leaves them: session-budget.ts).
    */
   private addArchive(config: PulseConfig, archive: ArchiveConfig) {
     const copier = new QueueWorker(this, 'ArchiveCopy', {
@@ -130,7 +131,10 @@ export class PulseStack extends Stack {
       timeout: Duration.minutes(15),
       memorySize: FUNCTION_MEMORY_MB.archiveCopy,
       batchSize: 4,
-      maxConcurrency: Math.max(2, archive.concurrency),
+      maxConcurrency: copierConcurrency(config.service.sessionBudget),
+      // A batch handed back at the session limit uses a delivery: 5 leave room for two such and still dead-letter a
+      // failing task within 5 × the visibility timeout (7.5 h), before a plan step finishes its run as stale (12 h).
+      maxReceiveCount: 5,
     });
     const plan = new ScheduledJob(this, 'ArchivePlan', {
       job: 'archive',

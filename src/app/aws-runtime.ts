@@ -14,6 +14,7 @@ import type { CopierPorts, FanOutPorts } from '../jobs/archive/fan-out.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { systemClock } from '../ports/clock.ts';
 import { envCredentials, reportingClientFor } from './service-client.ts';
+import { containerSession } from './warm-client.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -35,7 +36,8 @@ function basePorts(config: PulseConfig, env: Env) {
     credentials.source === 'secretsManager'
       ? secretJsonProvider(secrets, credentials.secretId)
       : envCredentials(credentials, env);
-  return { logger, secrets, client: reportingClientFor(config.service, provider, logger), clock: systemClock };
+  const newClient = () => reportingClientFor(config.service, provider, logger);
+  return { logger, secrets, newClient, clock: systemClock };
 }
 
 function archiveStoreFor(archive: ArchiveConfig): S3ArchiveStore {
@@ -51,12 +53,17 @@ function stateTableOf(config: PulseConfig): string {
   return config.state.tableName;
 }
 
-/** The archive's copier: the archive, the service and the run records. */
+/**
+ * The archive's copier: the archive, the service and the run records. The client and its session are the container's
+ * (warm-client.ts): created by the first invocation, its session kept for the next batches.
+ */
 export function archiveCopierPorts(config: PulseConfig, env: Env): CopierPorts {
   if (!config.archive) throw new ConfigError('archive: required by the archive functions');
-  const { logger, client, clock } = basePorts(config, env);
+  const { logger, newClient, clock } = basePorts(config, env);
+  const warm = containerSession(JSON.stringify(config.service), newClient, logger);
   return {
-    client,
+    client: warm.client,
+    session: (fn) => warm.use(fn),
     archive: archiveStoreFor(config.archive),
     clock,
     logger,
@@ -72,7 +79,7 @@ export function archivePlanPorts(config: PulseConfig, env: Env): FanOutPorts {
 }
 
 export function awsPorts(config: PulseConfig, env: Env): DigestPorts {
-  const { logger, secrets, client, clock } = basePorts(config, env);
+  const { logger, secrets, newClient, clock } = basePorts(config, env);
   const transport = config.mail.transport;
   const smtpSecret = transport.kind === 'smtp' ? transport.credentialsSecretId : undefined;
   const mailer =
@@ -85,7 +92,7 @@ export function awsPorts(config: PulseConfig, env: Env): DigestPorts {
           ...(smtpSecret ? { auth: () => readSecretFields(secrets, smtpSecret, ['user', 'pass'] as const) } : {}),
         });
   return {
-    client,
+    client: newClient(),
     mailer,
     ledger: new DynamoDbLedger({ client: dynamoDocumentClientFor({}), tableName: stateTableOf(config) }),
     archive: config.archive ? archiveStoreFor(config.archive) : undefined,
