@@ -16,6 +16,8 @@
 export function copierConcurrency(sessionBudget: number): number {
   const copiers = sessionBudget - 1;
   if (!Number.isInteger(sessionBudget) || copiers < 2)
-    throw new RangeError(`service.sessionBudget: at least 3 (2 copiers and 1 scheduled function), got ${sessionBudget}`);
+    throw new RangeError(
+      `service.sessionBudget: at least 3 (2 copiers and 1 scheduled function), got ${sessionBudget}`,
+    );
   return copiers;
 }

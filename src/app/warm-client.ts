@@ -62,9 +62,9 @@ export class WarmSession {
 
   /** Signs the session out; a failure is logged, never thrown (the service ends it at its idle timeout anyway). */
   async close(): Promise<void> {
-    await this.client.logout().catch((e: unknown) =>
-      this.logger?.warn('logout failed', { operationId: 'logout', error: (e as Error).name }),
-    );
+    await this.client
+      .logout()
+      .catch((e: unknown) => this.logger?.warn('logout failed', { operationId: 'logout', error: (e as Error).name }));
   }
 }
 
