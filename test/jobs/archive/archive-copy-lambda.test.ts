@@ -35,7 +35,7 @@ let ap: ArchivePeers;
 const saved = { ...process.env };
 
 beforeAll(async () => {
-  ap = await startArchivePeers({ maxSessionsPerUser: SERVICE_SESSION_LIMIT });
+  ap = await startArchivePeers({ clients: 50, maxSessionsPerUser: SERVICE_SESSION_LIMIT });
   const emu = ap.peers.emulator;
   Object.assign(process.env, {
     PULSE_CONFIG_JSON: JSON.stringify({ ...ap.config, state: undefined }),
