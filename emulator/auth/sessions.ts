@@ -21,6 +21,10 @@ export class SessionStore {
   private readonly now: () => number;
   private readonly idleMs: number;
   private readonly maxPerUser: number;
+  /** Sessions created since start (what tests and benches count sign-ins by). */
+  signIns = 0;
+  /** The most live sessions one user held at once since start. */
+  peakSessionsPerUser = 0;
 
   constructor(opts: { now: () => number; idleMs: number; maxPerUser: number }) {
     this.now = opts.now;
@@ -51,9 +55,12 @@ export class SessionStore {
   /** Signs in: ends `replacing` (a live session of the caller) first, then enforces the per-user cap. */
   create(userName: string, replacing?: string): Session {
     if (replacing) this.end(replacing);
-    if (this.liveSessionsOf(userName).length >= this.maxPerUser) throw sessionLimit(this.maxPerUser);
+    const live = this.liveSessionsOf(userName).length;
+    if (live >= this.maxPerUser) throw sessionLimit(this.maxPerUser);
     const s: Session = { token: SessionStore.token(), userName, lastUsedMs: this.now(), requests: 0 };
     this.sessions.set(s.token, s);
+    this.signIns++;
+    this.peakSessionsPerUser = Math.max(this.peakSessionsPerUser, live + 1);
     return s;
   }
 

@@ -1,7 +1,9 @@
 /**
  * The export archive's copier: an SQS-triggered Lambda that copies the files of a batch of copy tasks, records each
  * outcome, and writes a run's manifest when it records the run's last outcome. Messages whose outcome could not be
- * recorded are handed back (partial batch response) for SQS to deliver again, and dead-lettered after the last try.
+ * recorded are handed back (partial batch response) for SQS to deliver again, and dead-lettered after the last try;
+ * so are those left unfinished at the service's session limit. The session is the container's, kept between
+ * invocations (src/app/warm-client.ts).
  */
 import { archiveCopierPorts } from '../../src/app/aws-runtime.ts';
 import { configFromBundle } from '../../src/app/bundled-config.ts';

@@ -34,6 +34,7 @@ import {
 } from './grants.ts';
 import { archivePlanTiming, digestTiming, licenseAlertsTiming, licenseReportTiming } from './job-schedules.ts';
 import { acknowledge, nagText } from './nag.ts';
+import { copierConcurrency } from './session-budget.ts';
 
 export interface PulseStackProps extends StackProps {
   /** Days each archived export stays immutable under S3 Object Lock. @default 365 */
@@ -102,7 +103,7 @@ export class PulseStack extends Stack {
     if (config.deploy?.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(config.deploy.alarmEmail));
 
     if (config.digests.length > 0) this.digest = this.addDigest(config);
-    if (config.archive) this.archive = this.addArchive(config.archive);
+    if (config.archive) this.archive = this.addArchive(config.archive, config.service.sessionBudget);
     if (config.licenses?.report) this.licenseReport = this.addLicenseReport(config);
     if (config.archive && config.licenses) this.licenseSync = this.addLicenseSync(config.archive);
     if (config.licenses) this.licenseAlerts = this.addLicenseAlerts(config);
@@ -145,9 +146,9 @@ export class PulseStack extends Stack {
 
   /**
    * The export archive, fanned out: a daily plan step sends one copy task per file to a queue, drained by copiers
-   * (at most `archive.concurrency` at once, so the Reporting Service sees the same load as a local run).
+   * (as many at once as the session budget leaves them: session-budget.ts).
    */
-  private addArchive(archive: ArchiveConfig) {
+  private addArchive(archive: ArchiveConfig, sessionBudget: number) {
     const copier = new QueueWorker(this, 'ArchiveCopy', {
       handler: 'archive-copy',
       ...this.jobSetup('archive-copy'),
@@ -156,7 +157,10 @@ export class PulseStack extends Stack {
       timeout: Duration.minutes(15),
       memorySize: FUNCTION_MEMORY_MB.archiveCopy,
       batchSize: 4,
-      maxConcurrency: Math.max(2, archive.concurrency),
+      maxConcurrency: copierConcurrency(sessionBudget),
+      // A batch handed back at the session limit uses a delivery: 5 leave room for two such and still dead-letter a
+      // failing task within 5 × the visibility timeout (7.5 h), before a plan step finishes its run as stale (12 h).
+      maxReceiveCount: 5,
     });
     const setup = this.jobSetup('archive');
     const plan = new ScheduledJob(this, 'ArchivePlan', {

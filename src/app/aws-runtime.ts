@@ -13,6 +13,7 @@ import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { systemClock } from '../ports/clock.ts';
 import { mailerFor } from './mailer.ts';
 import { credentialsFor, reportingClientFor } from './service-client.ts';
+import { containerSession } from './warm-client.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -21,7 +22,8 @@ function basePorts(config: PulseConfig, env: Env) {
   const logger = new ConsoleLogger({ service: 'pulse', level: parseLogLevel(env.LOG_LEVEL) ?? 'info' });
   const secrets = new SecretsManagerClient({});
   const provider = credentialsFor(config.service.credentials, env, secrets);
-  return { logger, secrets, client: reportingClientFor(config.service, provider, logger), clock: systemClock };
+  const newClient = () => reportingClientFor(config.service, provider, logger);
+  return { logger, secrets, newClient, clock: systemClock };
 }
 
 function archiveStoreFor(archive: ArchiveConfig): S3ArchiveStore {
@@ -37,12 +39,17 @@ function stateTableOf(config: PulseConfig): string {
   return config.state.tableName;
 }
 
-/** The archive's copier: the archive, the service and the run records. */
+/**
+ * The archive's copier: the archive, the service and the run records. The client and its session are the container's
+ * (warm-client.ts): created by the first invocation, its session kept for the next batches.
+ */
 export function archiveCopierPorts(config: PulseConfig, env: Env): CopierPorts {
   if (!config.archive) throw new ConfigError('archive: required by the archive functions');
-  const { logger, client, clock } = basePorts(config, env);
+  const { logger, newClient, clock } = basePorts(config, env);
+  const warm = containerSession(JSON.stringify(config.service), newClient, logger);
   return {
-    client,
+    client: warm.client,
+    session: (fn) => warm.use(fn),
     archive: archiveStoreFor(config.archive),
     clock,
     logger,
@@ -58,9 +65,9 @@ export function archivePlanPorts(config: PulseConfig, env: Env): FanOutPorts {
 }
 
 export function awsPorts(config: PulseConfig, env: Env): DigestPorts {
-  const { logger, secrets, client, clock } = basePorts(config, env);
+  const { logger, secrets, newClient, clock } = basePorts(config, env);
   return {
-    client,
+    client: newClient(),
     mailer: mailerFor(config.mail.transport, secrets),
     ledger: new DynamoDbLedger({ client: dynamoDocumentClientFor({}), tableName: stateTableOf(config) }),
     archive: config.archive ? archiveStoreFor(config.archive) : undefined,

@@ -99,6 +99,14 @@ export class ReportingClient {
     return this.session.signedIn;
   }
 
+  /**
+   * Milliseconds since the service last renewed this client's session (undefined when not signed in): measured from
+   * when the last accepted request was sent, so never less than the service's own count towards its idle timeout.
+   */
+  get sessionIdleMs(): number | undefined {
+    return this.session.idleMs;
+  }
+
   /** Signs in (request-csrf, then sign-in) unless already signed in; returns the sign-in object. */
   async signIn(): Promise<SignInResponse> {
     await this.session.ensure();

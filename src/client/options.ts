@@ -52,6 +52,8 @@ export interface ClientOptions {
   logger?: Logger;
   /** Source of jitter in [0, 1); injectable for tests. */
   random?: () => number;
+  /** The clock of the session's last use (`sessionIdleMs`), in ms; injectable for tests. @default Date.now */
+  now?: () => number;
 }
 
 const positiveMs = z.number().int().positive().max(2_147_483_647);
@@ -80,10 +82,11 @@ const schema = z.object({
   clientVersion: z.string().min(1),
 });
 
-export type ResolvedOptions = Required<Omit<ClientOptions, 'fetch' | 'logger' | 'random'>> & {
+export type ResolvedOptions = Required<Omit<ClientOptions, 'fetch' | 'logger' | 'random' | 'now'>> & {
   fetch: FetchLike;
   logger: Logger | undefined;
   random: () => number;
+  now: () => number;
   /** `new URL(baseUrl).origin`: the only origin that ever receives the service's cookies. */
   serviceOrigin: string;
 };
@@ -114,12 +117,13 @@ export function resolveClientOptions(o: ClientOptions): ResolvedOptions {
   const baseUrl = parsed.data.baseUrl.replace(/\/+$/, '');
   const origin = new URL(parsed.data.origin).origin;
   return {
-    ...(parsed.data as Omit<ResolvedOptions, 'fetch' | 'logger' | 'random' | 'serviceOrigin'>),
+    ...(parsed.data as Omit<ResolvedOptions, 'fetch' | 'logger' | 'random' | 'now' | 'serviceOrigin'>),
     baseUrl,
     origin,
     fetch: o.fetch ?? ((input, init) => fetch(input, init)),
     logger: o.logger,
     random: o.random ?? Math.random,
+    now: o.now ?? Date.now,
     serviceOrigin: new URL(baseUrl).origin,
   };
 }

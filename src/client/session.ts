@@ -1,6 +1,8 @@
 /**
  * The session: request-csrf → signIn, kept in the service-scoped cookie jar. Sign-ins are single-flight, so when a
- * session expires under many concurrent calls, exactly one of them signs in again and the others reuse it.
+ * session expires under many concurrent calls, exactly one of them signs in again and the others reuse it. It knows
+ * when the service last saw it (`idleMs`), so a holder that keeps it between jobs can end it before the service's
+ * idle timeout does (src/app/warm-client.ts).
  */
 import { OPERATION_BY_ID } from '../api/operations.ts';
 import { AuthenticationError, type ReportingServiceError, SessionLimitError } from './errors.ts';
@@ -14,6 +16,8 @@ export class SessionManager implements SessionHooks {
   private active = false;
   private pending: Promise<unknown> | undefined;
   private lastSignIn: unknown;
+  /** When the service last renewed the session: the send time of the latest request it accepted. */
+  private lastUsedAt: number | undefined;
   private readonly transport: Transport;
   private readonly opts: ResolvedOptions;
 
@@ -25,6 +29,15 @@ export class SessionManager implements SessionHooks {
 
   get signedIn(): boolean {
     return this.active;
+  }
+
+  /** Milliseconds since the service last renewed the session (undefined when not signed in). */
+  get idleMs(): number | undefined {
+    return this.active && this.lastUsedAt !== undefined ? this.opts.now() - this.lastUsedAt : undefined;
+  }
+
+  used(sentAtMs: number): void {
+    if (this.active) this.lastUsedAt = Math.max(this.lastUsedAt ?? sentAtMs, sentAtMs);
   }
 
   /** The raw sign-in response of the current session (validated by the client). */
@@ -60,6 +73,8 @@ export class SessionManager implements SessionHooks {
   private async doSignIn(): Promise<unknown> {
     const creds = await this.credentials();
     await this.transport.request({ op: op('requestCsrf') });
+    // The service starts the session's idle timer when the sign-in arrives, no earlier than this.
+    const sentAt = this.opts.now();
     let res: Response;
     try {
       res = await this.transport.request({
@@ -73,6 +88,7 @@ export class SessionManager implements SessionHooks {
     this.lastSignIn = await res.json();
     this.generation++;
     this.active = true;
+    this.lastUsedAt = sentAt;
     return this.lastSignIn;
   }
 

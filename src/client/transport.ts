@@ -31,6 +31,8 @@ export interface SessionHooks {
   ensure(): Promise<number>;
   /** The session of `generation` was refused: sign in again unless another call already did. */
   refresh(generation: number): Promise<void>;
+  /** The service accepted the session in a request sent at `sentAtMs` (and so renewed its idle timer then). */
+  used(sentAtMs: number): void;
 }
 
 const PUBLIC_OPS = new Set(['requestCsrf', 'signIn']);
@@ -87,6 +89,7 @@ export class Transport {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new TimeoutError(`no answer within ${this.opts.deadlineMs} ms`, { operationId: op.id });
       let res: Response;
+      const sentAt = this.opts.now();
       try {
         res = await this.once(x, url, Math.min(this.opts.timeoutMs, remaining));
       } catch (e) {
@@ -107,6 +110,8 @@ export class Transport {
         throw err;
       }
       await this.jar.store(url, res.headers.getSetCookie());
+      // Any answer but 401 means the service took the session and renewed it, no earlier than we sent the request.
+      if (needsSession && res.status !== 401) this.session?.used(sentAt);
       this.opts.logger?.debug('reporting service call', {
         operationId: op.id,
         status: res.status,

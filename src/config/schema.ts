@@ -71,6 +71,15 @@ const Service = z.strictObject({
   timeoutMs: z.number().int().positive().default(30_000),
   maxRetries: z.number().int().min(0).max(20).default(4),
   concurrency: z.number().int().min(1).max(32).default(8).describe('report calls in flight at once per run'),
+  // The service allows 5 sessions per user; at most 4 leaves one for a person. At least 3: the copy queue's event
+  // source needs 2 copiers (SQS's minimum maxConcurrency), the scheduled functions 1 (lib/stacks/session-budget.ts).
+  sessionBudget: z
+    .number()
+    .int()
+    .min(3, 'at least 3: 2 archive copiers (the SQS minimum) and 1 scheduled function')
+    .max(4, 'at most 4: the service allows 5 sessions per user, and a person must still be able to sign in')
+    .default(3)
+    .describe('Reporting Service sessions all deployed functions hold at once (the service allows 5 per user)'),
 });
 
 const Product = z.strictObject({ id: ProductId, name: z.string().min(1).optional() });

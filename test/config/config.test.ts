@@ -16,6 +16,7 @@ describe('pulse.config.json', () => {
     expect(cfg.digests[0]!.sections).toContain('activity');
     expect(cfg.digests[0]!.thresholds.daysUntilDeclaredLost).toBe(30);
     expect(cfg.service.headerPrefix).toBe('Svc');
+    expect(cfg.service.sessionBudget).toBe(3);
     expect(cfg.archive?.clientSource).toBe('export');
   });
 
@@ -31,6 +32,9 @@ describe('pulse.config.json', () => {
     [(c: RawConfig) => c.digests.push(c.digests[0]), 'digests[1].id: duplicate digest id exec-weekly'],
     [(c: RawConfig) => (c.products[0].id = 12345678901), 'products[0].id:'],
     [(c: RawConfig) => (c.archive.clientSource = 'csv'), 'archive.clientSource:'],
+    [(c: RawConfig) => (c.service.sessionBudget = 5), 'service.sessionBudget: at most 4: the service allows 5'],
+    [(c: RawConfig) => (c.service.sessionBudget = 2), 'service.sessionBudget: at least 3: 2 archive copiers'],
+    [(c: RawConfig) => (c.service.sessionBudget = 3.5), 'service.sessionBudget:'],
   ])('names the field path of a bad value (%#)', (mutate, expected) => {
     const c = example();
     mutate(c);

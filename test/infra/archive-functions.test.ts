@@ -5,6 +5,7 @@
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_STALE_AFTER_MS } from '../../src/jobs/archive/fan-out.ts';
 import { productionConfig, synthPulse } from './synth-pulse.ts';
 
 const config = productionConfig();
@@ -45,20 +46,33 @@ describe('archive functions', () => {
     });
   });
 
-  it('drains the copy queue in batches of four with partial batch responses, at most archive.concurrency at once', () => {
+  it('drains the copy queue in batches of four with partial batch responses, as many copiers as the session budget leaves', () => {
+    expect(config.service.sessionBudget).toBe(3); // the default
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 4,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: Math.max(2, config.archive!.concurrency) },
+      // 3 sessions: 2 copiers + 1 for the scheduled functions.
+      ScalingConfig: { MaximumConcurrency: 2 },
     });
   });
 
-  it('retries a task three times, then dead-letters it and raises an alarm; both queues encrypted', () => {
+  it('gives the copiers 3 of a budget of 4 sessions, and refuses a budget that would leave the copiers fewer than 2', () => {
+    const budget4 = { ...config, service: { ...config.service, sessionBudget: 4 } };
+    synthPulse({ props: { config: budget4 } }).template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: 3 },
+    });
+    const budget2 = { ...config, service: { ...config.service, sessionBudget: 2 } };
+    expect(() => synthPulse({ props: { config: budget2 } })).toThrow(/service\.sessionBudget: at least 3/);
+  });
+
+  it('delivers a task five times (room for deliveries handed back at the session limit), then dead-letters it and raises an alarm; both queues encrypted', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
       VisibilityTimeout: 6 * 900,
-      RedrivePolicy: { maxReceiveCount: 3, deadLetterTargetArn: Match.anyValue() },
+      RedrivePolicy: { maxReceiveCount: 5, deadLetterTargetArn: Match.anyValue() },
       SqsManagedSseEnabled: true,
     });
+    // Every delivery is over before a plan step would finish the run as stale (its copier "never reported").
+    expect(5 * 6 * 900 * 1000).toBeLessThan(DEFAULT_STALE_AFTER_MS);
     template.hasResourceProperties('AWS::SQS::Queue', {
       MessageRetentionPeriod: 14 * 86_400,
       SqsManagedSseEnabled: true,

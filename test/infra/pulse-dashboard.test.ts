@@ -59,7 +59,11 @@ describe('PulseDashboard', () => {
       return Object.fromEntries(names.map((n: string) => [n, line[n]]));
     };
     expect(metrics('digest', { sent: 2, failed: 0 })).toEqual({ JobFailed: 0, JobSucceeded: 1, Sent: 2 });
-    expect(metrics('license-alerts', { alertsSent: 9, emails: 3 }, false)).toEqual({ JobFailed: 1, JobSucceeded: 0, Sent: 3 });
+    expect(metrics('license-alerts', { alertsSent: 9, emails: 3 }, false)).toEqual({
+      JobFailed: 1,
+      JobSucceeded: 0,
+      Sent: 3,
+    });
     expect(metrics('archive', { listed: 5, archived: 4 })).toEqual({ JobFailed: 0, JobSucceeded: 1, Archived: 4 });
     expect(metrics('licenses-sync', { rows: 10 })).toEqual({ JobFailed: 0, JobSucceeded: 1 });
   });

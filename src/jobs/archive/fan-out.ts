@@ -10,6 +10,7 @@
  * missing again and copies them (backfill).
  */
 import * as z from 'zod';
+import { type ReportingClient, SessionLimitError } from '../../client/index.ts';
 import type { ArchiveKind, PulseConfig } from '../../config/schema.ts';
 import type { ArchiveRun, ArchiveRuns } from '../../ports/archive-runs.ts';
 import type { CopyMessage, CopyQueue } from '../../ports/copy-queue.ts';
@@ -31,9 +32,17 @@ import { type ArchivePlan, type PlanSummary, planArchive, summarizePlan } from '
 import { loadPlan, parseJsonAs, plannedFileSchema, savePlan } from './plan-store.ts';
 import { type ArchivePorts, copyOrder, knownProducts } from './run-archive.ts';
 
+/** Runs `fn` with a signed-in client; how the session is held around it is the scope's business. */
+export type SessionScope = <T>(fn: (client: ReportingClient) => Promise<T>) => Promise<T>;
+
 /** The copier records outcomes but sends nothing; the plan step also needs the queue. */
 export interface CopierPorts extends ArchivePorts {
   runs: ArchiveRuns;
+  /**
+   * The session of a batch. In Lambda it is kept between batches (src/app/warm-client.ts).
+   * @default `client.withSession`: signed in and out around each batch
+   */
+  session?: SessionScope | undefined;
 }
 
 export interface FanOutPorts extends CopierPorts {
@@ -144,7 +153,10 @@ export interface CopierResult {
   finished: JobResult<ArchiveCounts>[];
 }
 
-/** The copier: copies each queued file (one session for the batch), records it, and finishes completed runs. */
+/**
+ * The copier: copies each queued file (one session for the batch), records it, and finishes completed runs. At the
+ * service's session limit it hands the unfinished tasks back (`retry`) instead of throwing.
+ */
 export async function copyQueuedFiles(
   config: PulseConfig,
   ports: CopierPorts,
@@ -164,21 +176,45 @@ export async function copyQueuedFiles(
     }
   }
   if (tasks.length === 0) return out;
-  await ports.client.withSession(async (client) => {
-    for (const { id, message } of tasks) {
-      const outcome = await copyPlannedFile(message.file, archive, { ...ports, client });
-      out.outcomes.push(outcome);
-      try {
-        const { first, remaining } = await ports.runs.record(message.runId, outcome);
-        if (!first || remaining > 0) continue;
-        const finished = await finishRecordedRun(config, ports, await requireRun(ports.runs, message.runId));
-        if (finished) out.finished.push(finished);
-      } catch (e) {
-        ports.logger.error('archive copier: outcome not recorded', { messageId: id, error: (e as Error).message });
-        out.retry.push(id);
+  const session: SessionScope = ports.session ?? ((fn) => ports.client.withSession(fn));
+  let next = 0;
+  try {
+    await session(async (client) => {
+      for (; next < tasks.length; next++) {
+        const { id, message } = tasks[next]!;
+        // The service ended the session mid-batch and it could not be replaced: try once more, here, so a refusal
+        // hands the rest of the batch back (below) rather than failing every file.
+        if (!client.signedIn) await client.signIn();
+        const outcome = await copyPlannedFile(message.file, archive, { ...ports, client });
+        if (outcome.outcome === 'failed' && !client.signedIn) {
+          // It failed for want of a session, not because of the file: copied on a later delivery, not recorded.
+          ports.logger.warn('archive copier: session lost during a copy', { messageId: id, reason: outcome.reason });
+          out.retry.push(id);
+          continue;
+        }
+        out.outcomes.push(outcome);
+        try {
+          const { first, remaining } = await ports.runs.record(message.runId, outcome);
+          if (!first || remaining > 0) continue;
+          const finished = await finishRecordedRun(config, ports, await requireRun(ports.runs, message.runId));
+          if (finished) out.finished.push(finished);
+        } catch (e) {
+          ports.logger.error('archive copier: outcome not recorded', { messageId: id, error: (e as Error).message });
+          out.retry.push(id);
+        }
       }
-    }
-  });
+    });
+  } catch (e) {
+    // Other functions (or people) hold the user's sessions: the unfinished tasks go back to the queue, delivered
+    // again after its visibility timeout, instead of the whole batch failing towards the dead-letter queue.
+    if (!(e instanceof SessionLimitError)) throw e;
+    const unfinished = tasks.slice(next).map((t) => t.id);
+    ports.logger.warn('archive copier: session limit reached; tasks handed back', {
+      retry: unfinished.length,
+      error: e.message,
+    });
+    out.retry.push(...unfinished);
+  }
   return out;
 }
 

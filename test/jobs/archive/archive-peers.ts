@@ -35,11 +35,18 @@ export interface ArchivePeers {
   close(): Promise<void>;
 }
 
-export async function startArchivePeers(opts: { productIds?: string[]; clients?: number } = {}): Promise<ArchivePeers> {
+export async function startArchivePeers(
+  opts: { productIds?: string[]; clients?: number; maxSessionsPerUser?: number } = {},
+): Promise<ArchivePeers> {
   const workDir = await mkdtemp(join(tmpdir(), 'pulse-archive-'));
   const peers = await startLocalPeers({
     workDir,
-    emulator: { clients: opts.clients ?? 200, seed: 7, today: TEST_TODAY, maxSessionsPerUser: 50 },
+    emulator: {
+      clients: opts.clients ?? 200,
+      seed: 7,
+      today: TEST_TODAY,
+      maxSessionsPerUser: opts.maxSessionsPerUser ?? 50,
+    },
   });
   const emu = peers.emulator;
   const config = parseConfig({
