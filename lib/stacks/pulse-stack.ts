@@ -9,6 +9,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
+import { PLACEHOLDER_USER_NAME } from '../../src/adapters/aws/secrets.ts';
 import {
   type ArchiveConfig,
   DEFAULT_ARCHIVE_PREFIX,
@@ -17,6 +18,7 @@ import {
 } from '../../src/config/schema.ts';
 import { assertWholeDays } from '../constructs/assert-whole-days.ts';
 import { EncryptedAlarmTopic } from '../constructs/encrypted-alarm-topic.ts';
+import { PulseDashboard } from '../constructs/pulse-dashboard.ts';
 import { PulseFunction } from '../constructs/pulse-function.ts';
 import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ScheduledJob } from '../constructs/scheduled-job.ts';
@@ -75,7 +77,7 @@ export class PulseStack extends Stack {
       secretName: this.#secretName,
       description: 'Pulse: credentials for the Reporting Service API (JSON: userName, password)',
       generateSecretString: {
-        secretStringTemplate: JSON.stringify({ userName: 'pulse-placeholder' }),
+        secretStringTemplate: JSON.stringify({ userName: PLACEHOLDER_USER_NAME }),
         generateStringKey: 'password',
         passwordLength: 32,
       },
@@ -107,11 +109,31 @@ export class PulseStack extends Stack {
     if (config.licenses?.report) this.licenseReport = this.addLicenseReport(config);
     if (config.archive && config.licenses) this.licenseSync = this.addLicenseSync(config.archive);
     if (config.licenses) this.licenseAlerts = this.addLicenseAlerts(config);
-    this.addOutputs();
+    this.addOutputs(this.addDashboard());
+  }
+
+  /** The operator's dashboard over every function, the copy queue and every dead-letter queue; its console URL. */
+  private addDashboard(): string {
+    const scheduled = [this.digest, this.archive?.plan, this.licenseReport, this.licenseAlerts].filter(
+      (job) => job !== undefined,
+    );
+    const dashboard = new PulseDashboard(this, 'Dashboard', {
+      functions: [
+        ...scheduled.map((job) => job.fn),
+        ...[this.archive?.copier.fn, this.licenseSync?.fn].filter((f) => f !== undefined),
+      ],
+      ...(this.archive ? { copyQueue: this.archive.copier.queue } : {}),
+      deadLetterQueues: [
+        ...(this.archive ? [this.archive.copier.deadLetterQueue] : []),
+        ...scheduled.flatMap((job) => [job.scheduleDeadLetters, job.failedRuns]),
+      ],
+      alarmTopic: this.alarmTopic,
+    });
+    return dashboard.dashboardUrl;
   }
 
   /** What an operator needs after deploy (README "Deploy"), printed by `cdk deploy` and in the stack's outputs. */
-  private addOutputs(): void {
+  private addOutputs(dashboardUrl: string): void {
     const outputs: [id: string, value: string, description: string][] = [
       [
         'ReportingServiceSecretName',
@@ -125,6 +147,7 @@ export class PulseStack extends Stack {
       ],
       ['StateTableName', this.stateTable.tableName, 'The delivery ledger and archive run records'],
       ['AlarmTopicArn', this.alarmTopic.topicArn, 'Every Pulse alarm notifies this topic: subscribe to it'],
+      ['DashboardUrl', dashboardUrl, 'Runs, emails sent, files archived, failures, durations and the copy queue'],
     ];
     for (const [id, value, description] of outputs) new CfnOutput(this, id, { value, description });
   }
