@@ -128,35 +128,18 @@ describe('mail rights', () => {
 
 describe('state table rights', () => {
   const { template } = synthPulse();
+  /** What DynamoDbLedger and DynamoDbArchiveRuns call, sorted. */
+  const LEDGER = ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+  const RUNS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'];
   const dynamo = (job: string) =>
     statementsOf(template, job).filter((s) => JSON.stringify(s.Action).includes('dynamodb:'));
 
   it.each([
-    [
-      'digest',
-      ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      STATE_KEYS.digest,
-    ],
-    [
-      'license-alerts',
-      ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      STATE_KEYS.licenseAlerts,
-    ],
-    [
-      'license-report',
-      ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      STATE_KEYS.licenseReport,
-    ],
-    [
-      'archive',
-      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-      STATE_KEYS.archiveRuns,
-    ],
-    [
-      'archive-copy',
-      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-      STATE_KEYS.archiveRuns,
-    ],
+    ['digest', LEDGER, STATE_KEYS.digest],
+    ['license-alerts', LEDGER, STATE_KEYS.licenseAlerts],
+    ['license-report', LEDGER, STATE_KEYS.licenseReport],
+    ['archive', RUNS, STATE_KEYS.archiveRuns],
+    ['archive-copy', RUNS, STATE_KEYS.archiveRuns],
   ])('%s: exactly the actions its adapter calls, on its own items', (job, actions, keys) => {
     const statements = dynamo(job);
     expect(statements).toHaveLength(1);
