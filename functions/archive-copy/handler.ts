@@ -5,10 +5,9 @@
  * so are those left unfinished at the service's session limit. The session is the container's, kept between
  * invocations (src/app/warm-client.ts).
  */
-import { archiveCopierPorts } from '../../src/app/aws-runtime.ts';
-import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
+import { archiveCopyRuntime, type LambdaContext } from '../../src/app/runtime/archive-copy.ts';
 import { copyQueuedFiles } from '../../src/jobs/archive/fan-out.ts';
 
 /** The parts of the SQS event this function reads. */
@@ -16,9 +15,8 @@ interface SqsEvent {
   Records: { messageId: string; body: string }[];
 }
 
-export const handler = async (event: SqsEvent) => {
-  const config = configFromBundle(process.env);
-  const ports = archiveCopierPorts(config, process.env);
+export const handler = async (event: SqsEvent, context?: LambdaContext) => {
+  const { config, ports } = archiveCopyRuntime(process.env, context);
   const batch = event.Records.map((r) => ({ id: r.messageId, body: r.body }));
   // Placeholder credentials: the whole batch is handed back, to be copied once the secret is set (or redriven).
   if (await refusePlaceholder('archive', ports))

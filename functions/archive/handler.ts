@@ -2,10 +2,9 @@
  * Scheduled (daily) Lambda of the export archive's plan step: finish runs whose copies stopped reporting, plan a new
  * run and send its copy tasks to the copy queue (drained by functions/archive-copy). Thin by design.
  */
-import { archivePlanPorts } from '../../src/app/aws-runtime.ts';
-import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
+import { archivePlanRuntime, type LambdaContext } from '../../src/app/runtime/archive-plan.ts';
 import type { ArchiveKind } from '../../src/config/schema.ts';
 import { type FanOutCounts, startArchiveFanOut } from '../../src/jobs/archive/fan-out.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
@@ -15,9 +14,11 @@ interface ArchiveEvent {
   detail?: { productIds?: string[]; kinds?: ArchiveKind[] };
 }
 
-export const handler = async (event: ArchiveEvent = {}): Promise<JobResult<FanOutCounts> | JobResult> => {
-  const config = configFromBundle(process.env);
-  const ports = archivePlanPorts(config, process.env);
+export const handler = async (
+  event: ArchiveEvent = {},
+  context?: LambdaContext,
+): Promise<JobResult<FanOutCounts> | JobResult> => {
+  const { config, ports } = archivePlanRuntime(process.env, context);
   const refused = await refusePlaceholder('archive', ports);
   if (refused) return refused;
   const { productIds, kinds } = event.detail ?? {};

@@ -2,10 +2,9 @@
  * Scheduled (hourly) Lambda of the weekly digest. Thin by design: parse the event, build the AWS adapters, call the
  * job. The job sends only to recipients whose send time has passed, each exactly once per ISO week.
  */
-import { awsPorts } from '../../src/app/aws-runtime.ts';
-import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
+import { digestRuntime, type LambdaContext } from '../../src/app/runtime/digest.ts';
 import { runDigest } from '../../src/jobs/digest/run-digest.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
 
@@ -14,9 +13,8 @@ interface DigestEvent {
   detail?: { digestIds?: string[]; week?: string; force?: boolean };
 }
 
-export const handler = async (event: DigestEvent = {}): Promise<JobResult> => {
-  const config = configFromBundle(process.env);
-  const ports = awsPorts(config, process.env);
+export const handler = async (event: DigestEvent = {}, context?: LambdaContext): Promise<JobResult> => {
+  const { config, ports } = digestRuntime(process.env, context);
   const refused = await refusePlaceholder('digest', ports);
   if (refused) return refused;
   const detail = event.detail ?? {};

@@ -2,10 +2,9 @@
  * Scheduled (hourly) Lambda of the license alerts. Thin by design: parse the event, build the AWS adapters, call the
  * job. The job tells each recipient once its local send time has passed, each alert at most once.
  */
-import { awsPorts } from '../../src/app/aws-runtime.ts';
-import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
+import { type LambdaContext, licenseAlertsRuntime } from '../../src/app/runtime/license-alerts.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
 import { runLicenseAlerts } from '../../src/jobs/licenses/run-license-alerts.ts';
 
@@ -14,9 +13,8 @@ interface LicenseAlertEvent {
   detail?: { productIds?: string[]; now?: boolean };
 }
 
-export const handler = async (event: LicenseAlertEvent = {}): Promise<JobResult> => {
-  const config = configFromBundle(process.env);
-  const ports = awsPorts(config, process.env);
+export const handler = async (event: LicenseAlertEvent = {}, context?: LambdaContext): Promise<JobResult> => {
+  const { config, ports } = licenseAlertsRuntime(process.env, context);
   const refused = await refusePlaceholder('license-alerts', ports);
   if (refused) return refused;
   const detail = event.detail ?? {};

@@ -3,10 +3,9 @@
  * adapters, call the job. The job does nothing until the report's schedule has passed, then snapshots the registry
  * once and sends each recipient the report exactly once per ISO week.
  */
-import { awsPorts } from '../../src/app/aws-runtime.ts';
-import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
+import { type LambdaContext, licenseReportRuntime } from '../../src/app/runtime/license-report.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
 import { runLicenseReport } from '../../src/jobs/licenses/run-license-report.ts';
 
@@ -15,9 +14,8 @@ interface LicenseReportEvent {
   detail?: { week?: string };
 }
 
-export const handler = async (event: LicenseReportEvent = {}): Promise<JobResult> => {
-  const config = configFromBundle(process.env);
-  const ports = awsPorts(config, process.env);
+export const handler = async (event: LicenseReportEvent = {}, context?: LambdaContext): Promise<JobResult> => {
+  const { config, ports } = licenseReportRuntime(process.env, context);
   const refused = await refusePlaceholder('license-report', ports);
   if (refused) return refused;
   const week = event.detail?.week;

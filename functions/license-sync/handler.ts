@@ -3,10 +3,9 @@
  * (README "License registry sync"). Thin by design: decode the event's keys, build the AWS adapters, run the job
  * (src/jobs/licenses/sync-upload.ts refuses hostile keys and writes the result file under `…/results/`).
  */
-import { awsPorts } from '../../src/app/aws-runtime.ts';
-import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
+import { type LambdaContext, licenseSyncRuntime } from '../../src/app/runtime/license-sync.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
 import { syncUploadedCsv } from '../../src/jobs/licenses/sync-upload.ts';
 
@@ -17,9 +16,8 @@ interface S3Event {
 
 const decodeKey = (key: string): string => decodeURIComponent(key.replace(/\+/g, ' '));
 
-export const handler = async (event: S3Event = {}): Promise<JobResult[]> => {
-  const config = configFromBundle(process.env);
-  const ports = awsPorts(config, process.env);
+export const handler = async (event: S3Event = {}, context?: LambdaContext): Promise<JobResult[]> => {
+  const { config, ports } = licenseSyncRuntime(process.env, context);
   const refused = await refusePlaceholder('licenses-sync', ports);
   if (refused) return [refused];
   const results: JobResult[] = [];

@@ -98,6 +98,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.unstubAllEnvs();
   sm.reset();
 });
 
@@ -155,6 +156,29 @@ describe('placeholder credentials in the stack secret', () => {
       const result = (Array.isArray(returned) ? returned[0] : returned) as { ok: boolean; errors: string[] };
       expect(result).toMatchObject({ job, ok: false, errors: [errors[0]!.message] });
     }
+  });
+
+  it('log lines are Powertools JSON with the invocation context: request id, cold start only on the first', async () => {
+    const context = (awsRequestId: string) => ({
+      functionName: 'pulse-digest',
+      functionVersion: '$LATEST',
+      invokedFunctionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:pulse-digest',
+      memoryLimitInMB: '512',
+      awsRequestId,
+    });
+    vi.resetModules(); // a fresh container: its modules, its ports, its cold start
+    vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand'); // as Lambda sets it; Powertools reads it for cold_start
+    const { handler } = await import('../../functions/digest/handler.ts');
+    await handler(scheduled, context('req-1'));
+    await handler(scheduled, context('req-2'));
+    const errors = logLines().filter((l) => l.level === 'ERROR');
+    expect(errors).toEqual([
+      expect.objectContaining({ service: 'pulse', cold_start: true, function_request_id: 'req-1', job: 'digest' }),
+      expect.objectContaining({ service: 'pulse', cold_start: false, function_request_id: 'req-2', job: 'digest' }),
+    ]);
+    // The container's ports: one Secrets Manager read per run, the same client.
+    expect(sm.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+    expect(stdout + stderr).not.toContain(GENERATED_PASSWORD);
   });
 
   it('real credentials in the same secret pass through to the sign-in (through the same proxy)', async () => {

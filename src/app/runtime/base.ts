@@ -1,0 +1,74 @@
+/**
+ * What every function's runtime shares: the container's logger (Powertools, redacting), its Secrets Manager client,
+ * the Reporting Service client factory (credentials read at every sign-in) and the clock. Each function's module
+ * (`digest.ts`, `archive-copy.ts`, …) imports this and only the adapters its job uses, so its bundle loads only the
+ * SDK clients it calls (ARCHITECTURE.md "Runtime modules").
+ *
+ * Ports live as long as the container: `perContainer` creates them on the first invocation and hands the same ones to
+ * every warm one. The key is the config object (cached per container by bundled-config.ts) and the environment the
+ * SDK and the runtime read, so a test that changes either gets fresh ports, like a new container; one that re-imports
+ * the modules (`vi.resetModules`) gets fresh caches with them.
+ */
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { type LambdaContext, logLevelFromEnv, PowertoolsLoggerAdapter } from '../../adapters/powertools-logger.ts';
+import type { ReportingClient } from '../../client/index.ts';
+import { ConfigError } from '../../config/load.ts';
+import type { PulseConfig } from '../../config/schema.ts';
+import { type Clock, systemClock } from '../../ports/clock.ts';
+import { credentialsFor, reportingClientFor } from '../service-client.ts';
+
+export type Env = Record<string, string | undefined>;
+export type { LambdaContext };
+
+/** The service name on every log line. */
+export const SERVICE_NAME = 'pulse';
+
+const scopes = new WeakMap<PulseConfig, Map<string, unknown>>();
+/** Environment variables that decide what a port is (SDK endpoints, region, credentials; the stack's names; level). */
+const RELEVANT_ENV = /^(AWS_|PULSE_|POWERTOOLS_|LOG_LEVEL$)/;
+
+/** `create()`'s value for this config and environment, made once per container. */
+export function perContainer<T>(config: PulseConfig, env: Env, name: string, create: () => T): T {
+  const scope = scopes.get(config) ?? new Map<string, unknown>();
+  scopes.set(config, scope);
+  const relevant = Object.entries(env).filter(([k, v]) => v !== undefined && RELEVANT_ENV.test(k));
+  const key = `${name}\n${JSON.stringify(relevant.sort(([a], [b]) => (a < b ? -1 : 1)))}`;
+  if (scope.has(key)) return scope.get(key) as T;
+  const value = create();
+  scope.set(key, value);
+  return value;
+}
+
+export interface BasePorts {
+  logger: PowertoolsLoggerAdapter;
+  secrets: SecretsManagerClient;
+  /** A new Reporting Service client (its session is the invocation's, or the container's: warm-client.ts). */
+  newClient: () => ReportingClient;
+  clock: Clock;
+}
+
+/** The container's base ports. */
+export function basePorts(config: PulseConfig, env: Env): BasePorts {
+  return perContainer(config, env, 'base', () => {
+    const logger = new PowertoolsLoggerAdapter({ service: SERVICE_NAME, level: logLevelFromEnv(env) });
+    const secrets = new SecretsManagerClient({});
+    const provider = credentialsFor(config.service.credentials, env, secrets);
+    return {
+      logger,
+      secrets,
+      newClient: () => reportingClientFor(config.service, provider, logger),
+      clock: systemClock,
+    };
+  });
+}
+
+/** Puts the invocation's request id and cold start on the logger's lines (none when invoked without a context). */
+export function withInvocation<T extends BasePorts>(ports: T, context: LambdaContext | undefined): T {
+  if (context) ports.logger.addContext(context);
+  return ports;
+}
+
+export function stateTableOf(config: PulseConfig): string {
+  if (!config.state) throw new ConfigError('state.tableName: required in AWS (or PULSE_STATE_TABLE)');
+  return config.state.tableName;
+}

@@ -1,0 +1,34 @@
+/** The digest's runtime (functions/digest): the service, mail (SES or SMTP), the ledger (DynamoDB), the archive (S3). */
+import type { PulseConfig } from '../../config/schema.ts';
+import type { DigestPorts } from '../../jobs/digest/run-digest.ts';
+import { configFromBundle } from '../bundled-config.ts';
+import { mailerFor } from '../mailer.ts';
+import { type BasePorts, basePorts, type Env, type LambdaContext, perContainer, withInvocation } from './base.ts';
+import { archiveStoreFor } from './s3-archive.ts';
+import { ledgerFor } from './state-table.ts';
+
+export type LambdaDigestPorts = DigestPorts & BasePorts;
+
+/**
+ * The digest's ports (also the license report's, whose job takes the same): the container's, with a new service
+ * client (the job signs in and out) and a new ledger (its claims are the run's) per invocation.
+ */
+export function digestPorts(config: PulseConfig, env: Env): LambdaDigestPorts {
+  const kept = perContainer(config, env, 'digest', () => {
+    const base = basePorts(config, env);
+    return {
+      ...base,
+      mailer: mailerFor(config.mail.transport, base.secrets),
+      archive: config.archive ? archiveStoreFor(config.archive) : undefined,
+    };
+  });
+  return { ...kept, client: kept.newClient(), ledger: ledgerFor(config, env) };
+}
+
+/** The invocation's config and ports. */
+export function digestRuntime(env: Env, context?: LambdaContext) {
+  const config = configFromBundle(env);
+  return { config, ports: withInvocation(digestPorts(config, env), context) };
+}
+
+export type { LambdaContext } from './base.ts';
