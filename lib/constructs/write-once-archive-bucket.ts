@@ -56,6 +56,9 @@ export class WriteOnceArchiveBucket extends Construct {
     this.encryptionKey = new Key(this, 'Key', {
       description: 'Encrypts the Pulse write-once export archive',
       enableKeyRotation: true,
+      // The longest wait KMS allows: a deletion scheduled by mistake (lib/constructs/key-deletion-alarm.ts raises
+      // the alarm) can be cancelled for 30 days; once deleted, every archived object is unreadable for good.
+      pendingWindow: Duration.days(30),
       removalPolicy: RemovalPolicy.RETAIN,
     });
 

@@ -2,7 +2,7 @@ import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, 
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { EventType } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -17,7 +17,9 @@ import {
   DEFAULT_SECRET_NAME,
   type PulseConfig,
 } from '../../src/config/schema.ts';
+import { ArchiveDataEventsTrail } from '../constructs/archive-data-events-trail.ts';
 import { EncryptedAlarmTopic } from '../constructs/encrypted-alarm-topic.ts';
+import { KeyDeletionAlarm } from '../constructs/key-deletion-alarm.ts';
 import { PulseDashboard } from '../constructs/pulse-dashboard.ts';
 import { PulseFunction } from '../constructs/pulse-function.ts';
 import { QueueWorker } from '../constructs/queue-worker.ts';
@@ -57,6 +59,9 @@ export class PulseStack extends Stack {
   public readonly licenseReport: ScheduledJob | undefined;
   public readonly licenseSync: PulseFunction | undefined;
   public readonly licenseAlerts: ScheduledJob | undefined;
+  public readonly keyDeletionAlarm: KeyDeletionAlarm;
+  /** Present with `deploy.cloudTrailDataEvents`. */
+  public readonly archiveDataEvents: ArchiveDataEventsTrail | undefined;
   readonly #config: PulseConfig;
   readonly #secretName: string;
 
@@ -104,8 +109,23 @@ export class PulseStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    this.alarmTopic = new EncryptedAlarmTopic(this, 'Alarms', { displayName: 'Pulse alarms' }).topic;
+    const alarms = new EncryptedAlarmTopic(this, 'Alarms', { displayName: 'Pulse alarms' });
+    this.alarmTopic = alarms.topic;
     if (config.deploy?.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(config.deploy.alarmEmail));
+    // Pulse's customer-managed keys (the queues are SQS-managed, the secret uses Secrets Manager's own key).
+    this.keyDeletionAlarm = new KeyDeletionAlarm(this, 'KeyDeletion', {
+      keys: [archive.encryptionKey, alarms.encryptionKey],
+      alarmTopic: this.alarmTopic,
+      alarmTopicKey: alarms.encryptionKey,
+    });
+    if (config.deploy?.cloudTrailDataEvents)
+      this.archiveDataEvents = new ArchiveDataEventsTrail(this, 'ArchiveDataEvents', {
+        // Casts only because aws-cdk-lib's IBucket typings clash with `exactOptionalPropertyTypes`.
+        archiveBucket: this.archiveBucket as IBucket,
+        accessLogsBucket: archive.accessLogsBucket as IBucket,
+        // As long as the objects whose reads and writes they record stay locked.
+        retentionDays: retention.days,
+      });
 
     if (config.digests.length > 0) this.digest = this.addDigest(config);
     if (config.archive) this.archive = this.addArchive(config.archive, config.service.sessionBudget);

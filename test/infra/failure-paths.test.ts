@@ -92,7 +92,10 @@ function expectAlarmedDeadLetterQueue(ref: unknown, description: RegExp): void {
 
 describe('scheduled jobs on EventBridge Scheduler', () => {
   it('schedules every scheduled job with Scheduler, none with an EventBridge rule', () => {
-    template.resourceCountIs('AWS::Events::Rule', 0);
+    // The one EventBridge rule is the KMS key deletion watch (compliance.test.ts), not a schedule.
+    const rules = Object.values(template.findResources('AWS::Events::Rule'));
+    expect(rules.map((r) => r.Properties.EventPattern.source)).toEqual([['aws.kms']]);
+    expect(JSON.stringify(rules)).not.toContain('ScheduleExpression');
     template.resourceCountIs('AWS::Scheduler::Schedule', SCHEDULED.length);
   });
 
