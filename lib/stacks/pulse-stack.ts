@@ -36,7 +36,13 @@ import {
   secretResourcePattern,
   senderIdentities,
 } from './grants.ts';
-import { archivePlanTiming, digestTiming, licenseAlertsTiming, licenseReportTiming } from './job-schedules.ts';
+import {
+  archivePlanTiming,
+  archiveVerifyTiming,
+  digestTiming,
+  licenseAlertsTiming,
+  licenseReportTiming,
+} from './job-schedules.ts';
 import { acknowledge, nagText } from './nag.ts';
 import { copierConcurrency } from './session-budget.ts';
 
@@ -55,7 +61,7 @@ export class PulseStack extends Stack {
   public readonly stateTable: Table;
   public readonly alarmTopic: Topic;
   public readonly digest: ScheduledJob | undefined;
-  public readonly archive: { plan: ScheduledJob; copier: QueueWorker } | undefined;
+  public readonly archive: { plan: ScheduledJob; copier: QueueWorker; verify: ScheduledJob } | undefined;
   public readonly licenseReport: ScheduledJob | undefined;
   public readonly licenseSync: PulseFunction | undefined;
   public readonly licenseAlerts: ScheduledJob | undefined;
@@ -137,9 +143,13 @@ export class PulseStack extends Stack {
 
   /** The operator's dashboard over every function, the copy queue and every dead-letter queue; its console URL. */
   private addDashboard(): string {
-    const scheduled = [this.digest, this.archive?.plan, this.licenseReport, this.licenseAlerts].filter(
-      (job) => job !== undefined,
-    );
+    const scheduled = [
+      this.digest,
+      this.archive?.plan,
+      this.archive?.verify,
+      this.licenseReport,
+      this.licenseAlerts,
+    ].filter((job) => job !== undefined);
     const dashboard = new PulseDashboard(this, 'Dashboard', {
       functions: [
         ...scheduled.map((job) => job.fn),
@@ -242,7 +252,38 @@ export class PulseStack extends Stack {
         'Objects under the archive prefix (and keyTemplate folder) only: every product, kind and date is written there.',
       );
     }
-    return { plan, copier };
+    return { plan, copier, verify: this.addArchiveVerify(archive) };
+  }
+
+  /**
+   * The manifest chain checked daily (src/jobs/archive/verify-chain.ts): a break reports `JobFailed`, whose alarm
+   * says "archive manifest chain broken". Read-only: the manifests (GetObject), the bucket's listing and the key's
+   * decrypt; no service, no secret, no table.
+   */
+  private addArchiveVerify(archive: ArchiveConfig): ScheduledJob {
+    const { config } = this.jobSetup('archive-verify');
+    const verify = new ScheduledJob(this, 'ArchiveVerify', {
+      job: 'archive-verify',
+      ...archiveVerifyTiming(),
+      alarmTopic: this.alarmTopic,
+      jobFailedMeaning:
+        'archive manifest chain broken: a manifest was deleted, altered or inserted (README "Alarms"; the log names each break)',
+      timeout: Duration.minutes(5),
+      config,
+      environment: { PULSE_ARCHIVE_BUCKET: this.archiveBucket.bucketName },
+    });
+    const manifests = objectsUnder(archive.prefix, 'manifests');
+    verify.fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.archiveBucket.arnForObjects(manifests)] }),
+    );
+    // Unconditioned, like the archive functions': a manifest's link to a deleted manifest is told by HEAD answering
+    // 404, which S3 gives only to callers who may list the bucket (403 otherwise). Names only, no content.
+    verify.fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.archiveBucket.bucketArn] }),
+    );
+    this.archiveBucket.encryptionKey?.grant(verify.fn, 'kms:Decrypt');
+    this.acknowledgeObjects(verify.fn, [manifests], 'Reads the run manifests only: one object per archive run.');
+    return verify;
   }
 
   /** The weekly digest: hourly, so every recipient gets it at their own send time (the job sends once). */
