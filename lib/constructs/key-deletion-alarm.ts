@@ -51,8 +51,7 @@ export class KeyDeletionAlarm extends Construct {
         message: RuleTargetInput.fromText(
           `Pulse: KMS key pending deletion or disabled. ${EventField.fromPath('$.detail.eventName')} on ` +
             `${EventField.fromPath('$.detail.requestParameters.keyId')} by ` +
-            `${EventField.fromPath('$.detail.userIdentity.arn')} at ${EventField.time}` +
-            ` (waiting period ${EventField.fromPath('$.detail.requestParameters.pendingWindowInDays')} days).` +
+            `${EventField.fromPath('$.detail.userIdentity.arn')} at ${EventField.time}.` +
             ' Unless intended: aws kms cancel-key-deletion --key-id <key> then aws kms enable-key --key-id <key>' +
             ' (README "Alarms").',
         ),
