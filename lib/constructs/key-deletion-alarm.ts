@@ -23,7 +23,7 @@ export interface KeyDeletionAlarmProps {
  *
  * CloudTrail management events reach EventBridge ("AWS API Call via CloudTrail") in every account without a trail
  * of one's own (the event history). The rule matches the key by the ARN CloudTrail records in the event's
- * `resources`, whatever form of the key id the caller passed. If the alarm topic's own key is disabled, SNS cannot
+ * `resources`, or by the key id or ARN the caller passed (`requestParameters.keyId`). If the alarm topic's own key is disabled, SNS cannot
  * deliver this notification either: DisableKey of that key is also watched, but the email may not arrive (its
  * deletion, pending for 30 days, still does).
  */
@@ -40,20 +40,24 @@ export class KeyDeletionAlarm extends Construct {
         detail: {
           eventSource: ['kms.amazonaws.com'],
           eventName: [...KEY_DELETION_EVENTS],
-          resources: { ARN: props.keys.map((k) => k.keyArn) },
+          // The key as CloudTrail records it (its ARN in `resources`), or as the caller named it (id or ARN).
+          $or: [
+            { resources: { ARN: props.keys.map((k) => k.keyArn) } },
+            { requestParameters: { keyId: props.keys.flatMap((k) => [k.keyArn, k.keyId]) } },
+          ],
         },
       },
     });
     // EventBridge encrypts the message with the topic's key when it publishes.
     props.alarmTopicKey.grant(new ServicePrincipal('events.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    // No other angle brackets in the text: EventBridge reads `<name>` as a placeholder.
+    const key = EventField.fromPath('$.detail.requestParameters.keyId');
     this.rule.addTarget(
       new SnsTopic(props.alarmTopic, {
         message: RuleTargetInput.fromText(
-          `Pulse: KMS key pending deletion or disabled. ${EventField.fromPath('$.detail.eventName')} on ` +
-            `${EventField.fromPath('$.detail.requestParameters.keyId')} by ` +
-            `${EventField.fromPath('$.detail.userIdentity.arn')} at ${EventField.time}.` +
-            ' Unless intended: aws kms cancel-key-deletion --key-id <key> then aws kms enable-key --key-id <key>' +
-            ' (README "Alarms").',
+          `Pulse: KMS key pending deletion or disabled. ${EventField.fromPath('$.detail.eventName')} on ${key} by ` +
+            `${EventField.fromPath('$.detail.userIdentity.arn')} at ${EventField.time}. Unless intended: ` +
+            `aws kms cancel-key-deletion --key-id ${key}, then aws kms enable-key --key-id ${key} (README "Alarms").`,
         ),
       }),
     );

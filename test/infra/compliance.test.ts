@@ -39,13 +39,25 @@ describe('KMS keys', () => {
       detail: {
         eventSource: ['kms.amazonaws.com'],
         eventName: ['ScheduleKeyDeletion', 'DisableKey'],
-        resources: { ARN: expect.arrayContaining([{ 'Fn::GetAtt': [archiveKey, 'Arn'] }]) },
+        $or: [
+          { resources: { ARN: expect.arrayContaining([{ 'Fn::GetAtt': [archiveKey, 'Arn'] }]) } },
+          {
+            requestParameters: {
+              keyId: expect.arrayContaining([{ 'Fn::GetAtt': [archiveKey, 'Arn'] }, { Ref: archiveKey }]),
+            },
+          },
+        ],
       },
     });
-    const keyArns = rule.Properties.EventPattern.detail.resources.ARN.map(
+    const keyArns = rule.Properties.EventPattern.detail.$or[0].resources.ARN.map(
       (a: { 'Fn::GetAtt': [string] }) => a['Fn::GetAtt'][0],
     );
     expect(new Set(keyArns)).toEqual(new Set(Object.keys(off.template.findResources('AWS::KMS::Key'))));
+    // EventBridge reads every `<name>` in the template as a placeholder: each must be one of the paths.
+    const { InputPathsMap, InputTemplate } = rule.Properties.Targets[0].InputTransformer;
+    for (const [, name] of (InputTemplate as string).matchAll(/<([^>]*)>/g))
+      expect(InputPathsMap).toHaveProperty([name!]);
+    expect(InputPathsMap).toMatchObject({ 'detail-requestParameters-keyId': '$.detail.requestParameters.keyId' });
     expect(rule.Properties.Targets).toEqual([
       expect.objectContaining({
         Arn: { Ref: logicalId(off.stack.alarmTopic) },
