@@ -15,6 +15,8 @@ type Section = Exclude<keyof PulseConfig, '$schema' | 'state' | 'deploy'>;
 export const FUNCTION_CONFIG_SECTIONS = {
   archive: ['service', 'products', 'mail', 'archive'],
   'archive-copy': ['service', 'products', 'mail', 'archive'],
+  // Reads only the archive (its prefix); service, products and mail only because the schema requires them.
+  'archive-verify': ['service', 'products', 'mail', 'archive'],
   digest: ['service', 'products', 'mail', 'archive', 'digests'],
   'license-alerts': ['service', 'products', 'mail', 'licenses'],
   'license-report': ['service', 'products', 'mail', 'archive', 'licenses'],

@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -22,6 +22,8 @@ export class EncryptedAlarmTopic extends Construct {
     this.encryptionKey = new Key(this, 'Key', {
       description: `Encrypts the ${props.displayName} SNS topic`,
       enableKeyRotation: true,
+      // The longest wait KMS allows before a scheduled deletion (which key-deletion-alarm.ts reports) takes effect.
+      pendingWindow: Duration.days(30),
       removalPolicy: RemovalPolicy.RETAIN,
     });
     // CloudWatch encrypts the message with the topic key when an alarm fires.

@@ -27,6 +27,8 @@ export interface PulseFunctionProps {
   readonly config?: object;
   /** The job whose `Pulse/JobFailed` metric gets an alarm here; none when another function's alarm watches it. */
   readonly jobFailedAlarm?: string;
+  /** What the JobFailed alarm says a failure means. @default "the job reported a failure (see its log for the reasons)" */
+  readonly jobFailedMeaning?: string;
 }
 
 const PROJECT_ROOT = new URL('../..', import.meta.url).pathname;
@@ -132,7 +134,7 @@ export class PulseFunction extends Construct {
     }).addAlarmAction(action);
     if (props.jobFailedAlarm === undefined) return;
     new Alarm(this, 'JobFailed', {
-      alarmDescription: `Pulse ${props.jobFailedAlarm}: the job reported a failure (see its log for the reasons)`,
+      alarmDescription: `Pulse ${props.jobFailedAlarm}: ${props.jobFailedMeaning ?? 'the job reported a failure (see its log for the reasons)'}`,
       metric: jobMetric('failed', props.jobFailedAlarm, Duration.hours(1)),
       threshold: 1,
       evaluationPeriods: 1,

@@ -2,17 +2,18 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket, ObjectLockRetention } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { MAX_RETENTION_DAYS } from '../../src/config/schema.ts';
 import { assertWholeDays } from './assert-whole-days.ts';
 
-/** S3 Object Lock accepts a default retention of at most 100 years. */
-export const MAX_OBJECT_LOCK_DAYS = 36_500;
+/** S3 Object Lock accepts a default retention of at most 100 years (the config's `archive.retention.days` too). */
+export const MAX_OBJECT_LOCK_DAYS = MAX_RETENTION_DAYS;
 
 export interface WriteOnceArchiveBucketProps {
   /** Days every new object version stays immutable (Object Lock default retention). */
   readonly retentionDays: number;
   /**
    * COMPLIANCE: nobody, not even the account root, can delete or shorten the lock.
-   * GOVERNANCE: principals with s3:BypassGovernanceRetention can (useful for test accounts).
+   * GOVERNANCE: principals with s3:BypassGovernanceRetention can: for non-production accounts only.
    * @default 'COMPLIANCE'
    */
   readonly lockMode?: 'COMPLIANCE' | 'GOVERNANCE';
@@ -55,6 +56,9 @@ export class WriteOnceArchiveBucket extends Construct {
     this.encryptionKey = new Key(this, 'Key', {
       description: 'Encrypts the Pulse write-once export archive',
       enableKeyRotation: true,
+      // The longest wait KMS allows: a deletion scheduled by mistake (lib/constructs/key-deletion-alarm.ts raises
+      // the alarm) can be cancelled for 30 days; once deleted, every archived object is unreadable for good.
+      pendingWindow: Duration.days(30),
       removalPolicy: RemovalPolicy.RETAIN,
     });
 

@@ -12,6 +12,9 @@
  *   minutes is harmless), 15 for the weekly registry report, an hour for the nightly archive plan.
  * - **The archive plan** copies the service's daily files, whose dates are UTC days (src/jobs/archive/plan.ts), so it
  *   runs at 02:20 UTC, after the day has closed; the config gives the archive no zone of its own.
+ * - **The archive's chain check** (archive-verify) runs at 06:20 UTC, four hours after the plan step, when the day's
+ *   copies (and the manifest the last one writes) are normally done; a manifest written while it reads is either
+ *   listed or not, so the check never sees half a chain.
  * - **Heartbeats**: an hourly job alarms after 3 hours without a successful run (one late or failed run is not an
  *   alarm; a failed run raises JobFailed or the function's error alarm at once anyway); the archive after 26 hours
  *   (24 between runs, plus the window and the run).
@@ -79,6 +82,18 @@ export function archivePlanTiming(): JobTiming {
     // Still worth planning the same morning; Lambda keeps an event at most 6 hours.
     maxEventAge: Duration.hours(6),
     // The plan step reconciles with the bucket and queues only what is missing: safe to repeat twice.
+    retryAttempts: 2,
+    heartbeat: Duration.hours(26),
+  };
+}
+
+/** The archive's manifest chain check: daily at 06:20 UTC (after the plan step's copies), within half an hour. */
+export function archiveVerifyTiming(): JobTiming {
+  return {
+    schedule: ScheduleExpression.cron({ minute: '20', hour: '6', timeZone: TimeZone.ETC_UTC }),
+    flexibleWindow: Duration.minutes(30),
+    maxEventAge: Duration.hours(6),
+    // Read-only: safe to repeat.
     retryAttempts: 2,
     heartbeat: Duration.hours(26),
   };

@@ -1,11 +1,9 @@
 /** `pulse archive`: the verified, write-once export archive (see README "Export archive"). */
 import { ARCHIVE_KINDS, type ArchiveKind } from '../config/schema.ts';
-import { verifyManifestChain } from '../jobs/archive/manifest.ts';
 import type { ArchivePlan } from '../jobs/archive/plan.ts';
 import { terminalProgress } from '../jobs/archive/progress.ts';
 import { runArchive } from '../jobs/archive/run-archive.ts';
-import type { JobResult } from '../jobs/job-result.ts';
-import type { ArchiveStore } from '../ports/archive-store.ts';
+import { verifyArchiveChain } from '../jobs/archive/verify-chain.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import {
   JOB_EXIT_CODES_HELP,
@@ -64,7 +62,7 @@ export async function archiveCommand(args: string[], io: CliIo): Promise<number>
   requireKnown('--product', productIds, productsInConfig, "the config's products");
   const job = async ({ config, ports }: JobRuntime) => {
     if (!config.archive || !ports.archive) throw new UsageError('archive: the config has no "archive" section');
-    if (values.verify) return report(await verifyChain(ports.archive, config.archive.prefix), json, io);
+    if (values.verify) return report(await verifyArchiveChain(ports.archive, config.archive.prefix), json, io);
     const result = await runArchive(
       config,
       { client: ports.client, archive: ports.archive, clock: ports.clock, logger: ports.logger },
@@ -83,18 +81,6 @@ export async function archiveCommand(args: string[], io: CliIo): Promise<number>
   // Signed in up front (not for --verify): wrong credentials end in one line and exit 3 before a run starts. A run
   // that loses its session later (or a scheduled run in AWS that cannot sign in) writes a manifest saying so.
   return runJob('archive', setup, io, job, { signIn: values.verify !== true });
-}
-
-/** `--verify`: the manifest chain's report as a job result (counts, the latest manifest, one error per break). */
-async function verifyChain(store: ArchiveStore, prefix: string): Promise<JobResult> {
-  const chain = await verifyManifestChain(store, prefix);
-  return {
-    job: 'archive-verify',
-    ok: chain.ok,
-    counts: { manifests: chain.manifests, breaks: chain.breaks.length },
-    outputs: chain.latest ? [chain.latest] : [],
-    errors: chain.breaks.map((b) => `${b.key}: ${b.problem}`),
-  };
 }
 
 /** One line per product and kind: what the copy step would do. */

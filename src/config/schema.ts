@@ -34,6 +34,9 @@ export const DEFAULT_ARCHIVE_PREFIX = 'pulse';
 export const DEFAULT_SECRET_NAME = 'pulse/reporting-service';
 
 export const ARCHIVE_KINDS = ['customEvents', 'exceptions', 'rawEvents', 'clientData'] as const;
+/** S3 Object Lock accepts a default retention of at most 100 years. */
+export const MAX_RETENTION_DAYS = 36_500;
+export const DEFAULT_RETENTION = { days: 365, mode: 'COMPLIANCE' } as const;
 export const DEFAULT_KEY_TEMPLATE = '<prefix>/<product>/<kind>/<yyyy>/<mm>/<fileName>';
 export const DEFAULT_CLIENT_PROPERTIES = [
   'prodVersion',
@@ -156,6 +159,25 @@ export const Archive = z.strictObject({
       'where the client data comes from: the export operation [31] (one CSV stream) or the client property list [30] (paged)',
     ),
   concurrency: z.number().int().min(1).max(32).default(4).describe('files copied at once'),
+  // Read by the CDK app only (the bucket's Object Lock default retention); the jobs never change a retention.
+  retention: z
+    .strictObject({
+      days: z
+        .number()
+        .int('whole days')
+        .min(1)
+        .max(MAX_RETENTION_DAYS, `at most ${MAX_RETENTION_DAYS} (S3 Object Lock's 100 years)`)
+        .default(DEFAULT_RETENTION.days)
+        .describe('days every archived object version stays immutable (Object Lock default retention)'),
+      mode: z
+        .enum(['COMPLIANCE', 'GOVERNANCE'])
+        .default(DEFAULT_RETENTION.mode)
+        .describe(
+          'COMPLIANCE: nobody, not even the account root, can delete or shorten the lock; GOVERNANCE (non-production accounts only): principals with s3:BypassGovernanceRetention can',
+        ),
+    })
+    .default({ ...DEFAULT_RETENTION })
+    .describe("the archive bucket's Object Lock (cdk deploy only)"),
 });
 
 /** What only the CDK app reads: names and subscriptions of the deployed stack (README "Configuration"). */
@@ -172,6 +194,12 @@ const Deploy = z.strictObject({
       'name of the Reporting Service credentials secret the stack creates; operators put the credentials there',
     ),
   alarmEmail: Email.optional().describe('subscribed to the alarm topic (confirm the email AWS sends after deploy)'),
+  cloudTrailDataEvents: z
+    .boolean()
+    .default(false)
+    .describe(
+      'a CloudTrail trail logging every read and write of the archive bucket (S3 data events; charged per event)',
+    ),
 });
 
 export const PulseConfig = z

@@ -99,11 +99,41 @@ describe('pulse.config.json', () => {
     expect(committed).toEqual(configJsonSchema());
   });
 
-  it('reads the optional deploy section: a default secret name, an optional alarm email', () => {
+  it('reads the optional deploy section: a default secret name, an optional alarm email, no data events', () => {
     const c = example();
     expect(parseConfig(c).deploy).toBeUndefined();
     c.deploy = { alarmEmail: 'oncall@example.com' };
-    expect(parseConfig(c).deploy).toEqual({ secretName: 'pulse/reporting-service', alarmEmail: 'oncall@example.com' });
+    expect(parseConfig(c).deploy).toEqual({
+      secretName: 'pulse/reporting-service',
+      alarmEmail: 'oncall@example.com',
+      cloudTrailDataEvents: false,
+    });
+    c.deploy = { cloudTrailDataEvents: true };
+    expect(parseConfig(c).deploy?.cloudTrailDataEvents).toBe(true);
+  });
+
+  it("defaults the archive's Object Lock to 365 days in COMPLIANCE mode, and takes GOVERNANCE for test accounts", () => {
+    const c = example();
+    expect(parseConfig(c).archive?.retention).toEqual({ days: 365, mode: 'COMPLIANCE' });
+    c.archive.retention = { days: 30 };
+    expect(parseConfig(c).archive?.retention).toEqual({ days: 30, mode: 'COMPLIANCE' });
+    c.archive.retention = { days: 7, mode: 'GOVERNANCE' };
+    expect(parseConfig(c).archive?.retention).toEqual({ days: 7, mode: 'GOVERNANCE' });
+    c.archive.retention = { days: 36_500 };
+    expect(parseConfig(c).archive?.retention.days).toBe(36_500);
+  });
+
+  it.each([
+    [{ days: 0 }, 'archive.retention.days:'],
+    [{ days: 1.5 }, 'archive.retention.days: whole days'],
+    [{ days: 36_501 }, 'archive.retention.days: at most 36500'],
+    [{ days: '365' }, 'archive.retention.days:'],
+    [{ mode: 'LEGAL_HOLD' }, 'archive.retention.mode:'],
+    [{ years: 1 }, 'archive.retention: Unrecognized key'],
+  ])('refuses a bad archive retention naming the field (%#)', (retention, expected) => {
+    const c = example();
+    c.archive.retention = retention;
+    expect(() => parseConfig(c, 'pulse.config.json')).toThrow(expected);
   });
 
   it.each([
@@ -111,6 +141,7 @@ describe('pulse.config.json', () => {
     [{ secretName: 'pulse/reporting-abcdef' }, 'deploy.secretName: must not end in "-" and six characters'],
     [{ alarmEmail: 'not-an-address' }, 'deploy.alarmEmail:'],
     [{ stackName: 'x' }, 'deploy: Unrecognized key'],
+    [{ cloudTrailDataEvents: 'yes' }, 'deploy.cloudTrailDataEvents:'],
   ])('refuses a bad deploy section naming the field (%#)', (deploy, expected) => {
     const c = example();
     c.deploy = deploy;

@@ -40,6 +40,7 @@ const environmentOf = (job: string): Record<string, any> => {
 const bundledConfigOf: Record<PulseFunctionName, () => string | undefined> = {
   archive: () => stack.archive?.plan.bundledConfig,
   'archive-copy': () => stack.archive?.copier.bundledConfig,
+  'archive-verify': () => stack.archive?.verify.bundledConfig,
   digest: () => stack.digest?.bundledConfig,
   'license-alerts': () => stack.licenseAlerts?.bundledConfig,
   'license-report': () => stack.licenseReport?.bundledConfig,
@@ -75,8 +76,8 @@ describe('config delivery', () => {
       if (section !== 'service') expect(parsed[section]).toEqual(whole[section]);
   });
 
-  it('gives the copier, the plan step and the sync no recipient address', () => {
-    for (const job of ['archive-copy', 'archive', 'license-sync'] as const)
+  it('gives the copier, the plan step, the chain check and the sync no recipient address', () => {
+    for (const job of ['archive-copy', 'archive', 'archive-verify', 'license-sync'] as const)
       expect(bundledConfigOf[job]()).not.toMatch(recipientAddress);
   });
 

@@ -61,6 +61,15 @@ const SCHEDULED = [
     retries: 2,
     heartbeat: 26,
   },
+  {
+    job: 'archive-verify',
+    cron: 'cron(20 6 * * ? *)',
+    zone: 'Etc/UTC',
+    window: 30,
+    maxAge: 21_600,
+    retries: 2,
+    heartbeat: 26,
+  },
 ] as const;
 
 /** The queue behind an SQS ARN reference, checked to be encrypted, kept 14 days, TLS-only, and alarmed on. */
@@ -92,7 +101,10 @@ function expectAlarmedDeadLetterQueue(ref: unknown, description: RegExp): void {
 
 describe('scheduled jobs on EventBridge Scheduler', () => {
   it('schedules every scheduled job with Scheduler, none with an EventBridge rule', () => {
-    template.resourceCountIs('AWS::Events::Rule', 0);
+    // The one EventBridge rule is the KMS key deletion watch (compliance.test.ts), not a schedule.
+    const rules = Object.values(template.findResources('AWS::Events::Rule'));
+    expect(rules.map((r) => r.Properties.EventPattern.source)).toEqual([['aws.kms']]);
+    expect(JSON.stringify(rules)).not.toContain('ScheduleExpression');
     template.resourceCountIs('AWS::Scheduler::Schedule', SCHEDULED.length);
   });
 
@@ -181,7 +193,7 @@ describe('scheduled jobs on EventBridge Scheduler', () => {
 describe('duration and queue age alarms', () => {
   it('alarms per function when its slowest run of the hour took at least 90 % of its timeout', () => {
     const fns = byType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.PULSE_JOB);
-    expect(fns.length).toBe(6);
+    expect(fns.length).toBe(7); // with archive-verify
     for (const [id, fn] of fns)
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/Lambda',

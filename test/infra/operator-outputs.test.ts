@@ -34,7 +34,10 @@ describe('operator basics', () => {
 
   it('creates the credentials secret under deploy.secretName (default pulse/reporting-service)', () => {
     template.hasResourceProperties('AWS::SecretsManager::Secret', { Name: 'pulse/reporting-service' });
-    const config = { ...productionConfig(), deploy: { secretName: 'acme/pulse/reporting' } };
+    const config = {
+      ...productionConfig(),
+      deploy: { secretName: 'acme/pulse/reporting', cloudTrailDataEvents: false },
+    };
     const other = synthPulse({ props: { config } }).template;
     other.hasResourceProperties('AWS::SecretsManager::Secret', { Name: 'acme/pulse/reporting' });
     expect(other.toJSON().Outputs.ReportingServiceSecretName.Value).toBe('acme/pulse/reporting');

@@ -1,0 +1,65 @@
+import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
+import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+
+/** The KMS calls that make a key unusable: now (DisableKey) or after its waiting period (ScheduleKeyDeletion). */
+export const KEY_DELETION_EVENTS = ['ScheduleKeyDeletion', 'DisableKey'] as const;
+
+export interface KeyDeletionAlarmProps {
+  /** The keys watched: a call on any of them notifies the topic. */
+  readonly keys: readonly IKey[];
+  readonly alarmTopic: ITopic;
+  /** The topic's customer-managed key: EventBridge must be allowed to encrypt with it to publish. */
+  readonly alarmTopicKey: IKey;
+}
+
+/**
+ * "KMS key pending deletion": an EventBridge rule on CloudTrail's record of `ScheduleKeyDeletion` or `DisableKey`
+ * for one of Pulse's keys, straight to the alarm topic. A deleted archive key makes every archived object unreadable
+ * for good, Object Lock or not; the key's waiting period (30 days) is the time to `cancel-key-deletion`.
+ *
+ * CloudTrail management events reach EventBridge ("AWS API Call via CloudTrail") in every account without a trail
+ * of one's own (the event history). The rule matches the key by the ARN CloudTrail records in the event's
+ * `resources`, or by the key id or ARN the caller passed (`requestParameters.keyId`). If the alarm topic's own key is disabled, SNS cannot
+ * deliver this notification either: DisableKey of that key is also watched, but the email may not arrive (its
+ * deletion, pending for 30 days, still does).
+ */
+export class KeyDeletionAlarm extends Construct {
+  public readonly rule: Rule;
+
+  constructor(scope: Construct, id: string, props: KeyDeletionAlarmProps) {
+    super(scope, id);
+    this.rule = new Rule(this, 'Rule', {
+      description: 'Pulse: a KMS key of the stack was scheduled for deletion or disabled',
+      eventPattern: {
+        source: ['aws.kms'],
+        detailType: ['AWS API Call via CloudTrail'],
+        detail: {
+          eventSource: ['kms.amazonaws.com'],
+          eventName: [...KEY_DELETION_EVENTS],
+          // The key as CloudTrail records it (its ARN in `resources`), or as the caller named it (id or ARN).
+          $or: [
+            { resources: { ARN: props.keys.map((k) => k.keyArn) } },
+            { requestParameters: { keyId: props.keys.flatMap((k) => [k.keyArn, k.keyId]) } },
+          ],
+        },
+      },
+    });
+    // EventBridge encrypts the message with the topic's key when it publishes.
+    props.alarmTopicKey.grant(new ServicePrincipal('events.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    // No other angle brackets in the text: EventBridge reads `<name>` as a placeholder.
+    const key = EventField.fromPath('$.detail.requestParameters.keyId');
+    this.rule.addTarget(
+      new SnsTopic(props.alarmTopic, {
+        message: RuleTargetInput.fromText(
+          `Pulse: KMS key pending deletion or disabled. ${EventField.fromPath('$.detail.eventName')} on ${key} by ` +
+            `${EventField.fromPath('$.detail.userIdentity.arn')} at ${EventField.time}. Unless intended: ` +
+            `aws kms cancel-key-deletion --key-id ${key}, then aws kms enable-key --key-id ${key} (README "Alarms").`,
+        ),
+      }),
+    );
+  }
+}
