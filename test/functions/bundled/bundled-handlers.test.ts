@@ -59,9 +59,16 @@ describe('the synthesized bundles', () => {
 });
 
 describe('placeholder credentials in the stack secret', () => {
+  const upload = {
+    Records: [{ s3: { bucket: { name: 'pulse-archive' }, object: { key: 'pulse/license-sync/incoming/1/k.csv' } } }],
+  };
   it.each([
     ['digest', 'digest', scheduled],
     ['archive', 'archive', scheduled],
+    ['license-alerts', 'license-alerts', scheduled],
+    ['license-report', 'license-report', scheduled],
+    ['license-sync', 'licenses-sync', upload],
+    ['archive-copy', 'archive', { Records: [{ messageId: 'm-1', body: '{}' }] }],
   ] as const)(
     '%s: refused before any request reaches the service; one log line and JobFailed',
     async (fn, job, event) => {
@@ -70,7 +77,9 @@ describe('placeholder credentials in the stack secret', () => {
         const before = pulse.proxy.connections;
         const mails = mailsTo().length;
         const inv = await pulse.invoke(fn, [event]);
-        expect(only(inv)).toMatchObject({ job, ok: false });
+        const returned = only(inv);
+        if (fn === 'archive-copy') expect(returned).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
+        else expect(Array.isArray(returned) ? returned[0] : returned).toMatchObject({ job, ok: false });
         expect(pulse.proxy.connections - before).toBe(0);
         expect(mailsTo()).toHaveLength(mails);
         const errors = inv.logs.filter((l) => l.level === 'ERROR');
