@@ -1,5 +1,5 @@
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { deployConfigPath, loadDeployConfig } from '../lib/deploy-config.ts';
 import { PulseStack } from '../lib/stacks/pulse-stack.ts';
 import { ConfigError } from '../src/config/load.ts';
@@ -15,5 +15,6 @@ try {
   process.stderr.write(`${e.message}\n`);
   process.exit(2);
 }
-// cdk-nag v3 runs as a policy-validation plugin: findings land in the synth report and fail `cdk synth`.
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+// cdk-nag v3 runs as policy-validation plugins (AwsSolutions and Serverless): findings land in the synth report and
+// fail `cdk synth`.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));

@@ -4,15 +4,13 @@
  * the job's failure: `Pulse/JobFailed` for `archive-verify`, the "archive manifest chain broken" alarm. Read-only:
  * no service, so no credentials and no placeholder check. Thin by design.
  */
-import { archiveVerifyPorts } from '../../src/app/archive-verify-runtime.ts';
-import { configFromBundle } from '../../src/app/bundled-config.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
+import { archiveVerifyRuntime, type LambdaContext } from '../../src/app/runtime/archive-verify.ts';
 import { verifyArchiveChain } from '../../src/jobs/archive/verify-chain.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
 
-export const handler = async (): Promise<JobResult> => {
-  const config = configFromBundle(process.env);
-  const { archive, logger, prefix } = archiveVerifyPorts(config, process.env);
+export const handler = async (_event: unknown = {}, context?: LambdaContext): Promise<JobResult> => {
+  const { archive, logger, prefix } = archiveVerifyRuntime(process.env, context).ports;
   const result = await verifyArchiveChain(archive, prefix);
   if (result.ok) logger.info('archive manifest chain intact', { ...result.counts, latest: result.outputs[0] });
   else logger.error('archive manifest chain broken', { ...result.counts, breaks: result.errors });

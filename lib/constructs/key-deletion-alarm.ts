@@ -1,3 +1,4 @@
+import { Validations } from 'aws-cdk-lib';
 import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -61,5 +62,11 @@ export class KeyDeletionAlarm extends Construct {
         ),
       }),
     );
+    Validations.of(this.rule).acknowledge({
+      id: 'Serverless-EventBusDLQ',
+      reason:
+        'The target is the alarm topic itself: an event it cannot take would land in a dead-letter queue whose only ' +
+        'alarm goes to this same topic. The key waits 30 days before deletion, and CloudTrail keeps the event.',
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -72,6 +72,27 @@ export class QueueWorker extends Construct {
         reportBatchItemFailures: true,
       }),
     );
+    // cdk-nag Serverless: an SQS-triggered function's failures are the queue's to keep, not a Lambda DLQ's.
+    const acks: [Construct, string, string][] = [
+      [
+        this.deadLetterQueue,
+        'Serverless-SQSRedrivePolicy',
+        'This queue is itself the dead-letter queue of the task queue; an operator redrives it (README "Deploy").',
+      ],
+      [
+        this.fn,
+        'Serverless-LambdaDLQ',
+        'Invoked only by its SQS event source (synchronously): a Lambda DLQ applies to async invocations; a failed ' +
+          "task goes back to the queue and, after its last delivery, to the queue's dead-letter queue (alarmed).",
+      ],
+      [
+        this.fn,
+        'Serverless-LambdaEventSourceMappingDestination',
+        "SQS event sources take no on-failure destination (streams and Kafka only); the queue's redrive policy " +
+          'is the failure destination, with an alarm on the dead-letter queue.',
+      ],
+    ];
+    for (const [scope, id, reason] of acks) Validations.of(scope).acknowledge({ id, reason });
     new Alarm(this, 'DeadLettered', {
       alarmDescription: `Pulse ${handler}: tasks were dead-lettered after their last delivery (see the queue)`,
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),

@@ -1,13 +1,17 @@
 import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { EventType } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { PLACEHOLDER_USER_NAME } from '../../src/adapters/aws/secrets.ts';
 import {
@@ -64,6 +68,8 @@ export class PulseStack extends Stack {
   public readonly archive: { plan: ScheduledJob; copier: QueueWorker; verify: ScheduledJob } | undefined;
   public readonly licenseReport: ScheduledJob | undefined;
   public readonly licenseSync: PulseFunction | undefined;
+  /** The license sync's on-failure destination: S3 events whose sync failed after its retries. */
+  public readonly licenseSyncFailedRuns: Queue | undefined;
   public readonly licenseAlerts: ScheduledJob | undefined;
   public readonly keyDeletionAlarm: KeyDeletionAlarm;
   /** Present with `deploy.cloudTrailDataEvents`. */
@@ -117,7 +123,15 @@ export class PulseStack extends Stack {
 
     const alarms = new EncryptedAlarmTopic(this, 'Alarms', { displayName: 'Pulse alarms' });
     this.alarmTopic = alarms.topic;
-    if (config.deploy?.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(config.deploy.alarmEmail));
+    if (config.deploy?.alarmEmail) {
+      const subscription = this.alarmTopic.addSubscription(new EmailSubscription(config.deploy.alarmEmail));
+      Validations.of(subscription).acknowledge({
+        id: 'Serverless-SNSRedrivePolicy',
+        reason:
+          'Alarm emails: a notification SNS cannot deliver leaves the alarm in ALARM in CloudWatch and on the ' +
+          'dashboard; a dead-letter queue for it would need an alarm of its own on this same topic.',
+      });
+    }
     // Pulse's customer-managed keys (the queues are SQS-managed, the secret uses Secrets Manager's own key).
     this.keyDeletionAlarm = new KeyDeletionAlarm(this, 'KeyDeletion', {
       keys: [archive.encryptionKey, alarms.encryptionKey],
@@ -136,7 +150,10 @@ export class PulseStack extends Stack {
     if (config.digests.length > 0) this.digest = this.addDigest(config);
     if (config.archive) this.archive = this.addArchive(config.archive, config.service.sessionBudget);
     if (config.licenses?.report) this.licenseReport = this.addLicenseReport(config);
-    if (config.archive && config.licenses) this.licenseSync = this.addLicenseSync(config.archive);
+    if (config.archive && config.licenses) {
+      this.licenseSync = this.addLicenseSync(config.archive);
+      this.licenseSyncFailedRuns = this.addLicenseSyncFailedRuns(this.licenseSync);
+    }
     if (config.licenses) this.licenseAlerts = this.addLicenseAlerts(config);
     this.addOutputs(this.addDashboard());
   }
@@ -159,6 +176,7 @@ export class PulseStack extends Stack {
       deadLetterQueues: [
         ...(this.archive ? [this.archive.copier.deadLetterQueue] : []),
         ...scheduled.flatMap((job) => [job.scheduleDeadLetters, job.failedRuns]),
+        ...(this.licenseSyncFailedRuns ? [this.licenseSyncFailedRuns] : []),
       ],
       alarmTopic: this.alarmTopic,
     });
@@ -497,6 +515,39 @@ export class PulseStack extends Stack {
         ],
       ]);
     return sync;
+  }
+
+  /**
+   * S3 invokes the sync asynchronously: after its retries a failed upload's event (bucket and key) is kept 14 days in
+   * an encrypted queue, alarmed while it holds one, so the file can be synced again (re-invoke with the event).
+   */
+  private addLicenseSyncFailedRuns(sync: PulseFunction): Queue {
+    const failedRuns = new Queue(sync, 'FailedRuns', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    sync.fn.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
+      onFailure: new SqsDestination(failedRuns),
+    });
+    const isDeadLetterQueue = 'This queue is itself the on-failure destination of the license sync function.';
+    for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy'])
+      Validations.of(failedRuns).acknowledge({ id, reason: isDeadLetterQueue });
+    Validations.of(sync.fn).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason: 'Async invocations (S3) have an on-failure destination (the failed-runs queue), which supersedes a DLQ.',
+    });
+    new Alarm(sync, 'RunFailed', {
+      alarmDescription: 'Pulse license-sync: a sync failed after its retries (see the failed-runs queue for the file)',
+      metric: failedRuns.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(new SnsAction(this.alarmTopic));
+    return failedRuns;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { type CfnElement, Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.ts';
@@ -148,9 +149,20 @@ describe('alarm topic', () => {
   });
 });
 
-describe('cdk-nag AwsSolutions', () => {
+describe('cdk-nag AwsSolutions and Serverless', () => {
   it('reports no unacknowledged findings for the Pulse stack', () => {
     expect(findings).toEqual([]);
+  });
+
+  // Both packs run (bin/app.ts adds the same two): a queue without a redrive policy is a finding of each.
+  it('reports a deliberately non-compliant queue in both packs', () => {
+    const bad = synthPulse({ extend: (s) => new Queue(s, 'NoRedrive', { enforceSSL: true }) });
+    expect(bad.findings).toEqual(
+      expect.arrayContaining([
+        'AwsSolutions AwsSolutions-SQS3 error Pulse/NoRedrive/Resource',
+        'Serverless Serverless-SQSRedrivePolicy error Pulse/NoRedrive/Resource',
+      ]),
+    );
   });
 
   // Proves the check above can fail: the report is really read and non-compliance really surfaces.
@@ -245,6 +257,22 @@ describe('license sync function', () => {
       AlarmDescription: 'Pulse license-sync: the function failed',
     });
     expect(synth.findings).toEqual([]);
+  });
+
+  it('keeps the event of a sync that failed after its retries in an alarmed on-failure queue', () => {
+    const failedRuns = logicalId(synth.stack.licenseSyncFailedRuns!);
+    synth.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: syncFn() },
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 6 * 3600,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [failedRuns, 'Arn'] } } },
+    });
+    synth.template.hasResourceProperties('AWS::SQS::Queue', Match.objectLike({ MessageRetentionPeriod: 14 * 86_400 }));
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [failedRuns, 'QueueName'] } }],
+      Threshold: 1,
+    });
   });
 });
 

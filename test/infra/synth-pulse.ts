@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { loadDeployConfig } from '../../lib/deploy-config.ts';
 import { PulseStack, type PulseStackProps } from '../../lib/stacks/pulse-stack.ts';
 
@@ -25,7 +25,7 @@ export interface SynthOptions {
 // The same feature flags as `cdk synth`, so tests see the template that would be deployed.
 const cdkContext = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
-/** Builds the app the way bin/app.ts does (stack + cdk-nag) and synthesizes it. */
+/** Builds the app the way bin/app.ts does (stack + cdk-nag's AwsSolutions and Serverless packs) and synthesizes it. */
 export function synthPulse(options: SynthOptions = {}) {
   const app = new App({
     context: {
@@ -36,7 +36,7 @@ export function synthPulse(options: SynthOptions = {}) {
   });
   const stack = new PulseStack(app, 'Pulse', { ...options.props, config: options.props?.config ?? productionConfig() });
   options.extend?.(stack);
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   const assembly = app.synth();
   return { stack, template: Template.fromStack(stack), findings: readFindings(assembly.directory) };
 }
