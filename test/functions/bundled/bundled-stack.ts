@@ -28,7 +28,14 @@ const QUEUE_PATH = '/123456789012/Pulse-ArchiveCopyQueue';
 /** The service's own limit of sessions per user (api-shapes §1.1), so the session budget is tested against it. */
 export const SERVICE_SESSION_LIMIT = 5;
 
-export type FunctionName = 'digest' | 'archive' | 'archive-copy' | 'license-alerts' | 'license-report' | 'license-sync';
+export type FunctionName =
+  | 'digest'
+  | 'archive'
+  | 'archive-copy'
+  | 'archive-verify'
+  | 'license-alerts'
+  | 'license-report'
+  | 'license-sync';
 
 interface BundledFunction {
   assetDir: string;
