@@ -5,7 +5,7 @@
  * and with the SDK inside. Per variant: the minified JS size, the zipped asset (index.mjs alone, as `zip -9`
  * stores it; the source map is left out, as it is not loaded), and the module init time: RUNS fresh `node`
  * processes with the function's NODE_OPTIONS each import the bundle and time it until `handler` is a function
- * (wall and CPU; median). ARCHITECTURE.md "AWS SDK: bundled or the runtime's" holds the figures and the decision.
+ * (wall and CPU; median). docs/aws.md "AWS SDK: bundled or the runtime's" holds the figures and the decision.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The part of pulse.config.json each function gets in its bundle (ARCHITECTURE.md "Config delivery"): the sections
+ * The part of pulse.config.json each function gets in its bundle (docs/aws.md "Config delivery"): the sections
  * its job reads and nothing else, so a copier never holds a digest recipient's address and a config with many
  * recipients costs only the functions that mail them. No AWS CDK import: the tests check the parts directly.
  */

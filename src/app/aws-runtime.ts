@@ -1,7 +1,7 @@
 /**
  * The CLI's ports against AWS (`pulse digest|licenses … ` without `--local`): AWS adapters, credentials from Secrets
  * Manager or the environment, JSON log lines on stderr. The Lambdas do not use this module: each function's runtime
- * is its own module under `runtime/`, loading only the SDK clients its job calls (ARCHITECTURE.md "Runtime modules").
+ * is its own module under `runtime/`, loading only the SDK clients its job calls (docs/aws.md "Runtime modules").
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../adapters/aws/dynamodb-ledger.ts';

@@ -1,6 +1,6 @@
 /**
  * The config of a Lambda: its part of pulse.config.json, written into its bundle at synth (lib/function-config.ts,
- * ARCHITECTURE.md "Config delivery"), so it is versioned with the code and needs no call, grant or size limit. Read
+ * docs/aws.md "Config delivery"), so it is versioned with the code and needs no call, grant or size limit. Read
  * and validated once per container; what only CloudFormation knows comes from the environment.
  */
 import { parseConfig, readConfigJson } from '../config/load.ts';

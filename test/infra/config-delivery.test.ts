@@ -1,5 +1,5 @@
 /**
- * Config delivery (ARCHITECTURE.md "Config delivery"): each function's part of the config travels in its bundle, not
+ * Config delivery (docs/aws.md "Config delivery"): each function's part of the config travels in its bundle, not
  * in its environment, so a config with many recipients deploys (Lambda caps the environment at 4 KB) and a function
  * holds only the sections its job reads.
  */

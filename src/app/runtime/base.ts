@@ -2,7 +2,7 @@
  * What every function's runtime shares: the container's logger (Powertools, redacting), its Secrets Manager client,
  * the Reporting Service client factory (credentials read at every sign-in) and the clock. Each function's module
  * (`digest.ts`, `archive-copy.ts`, …) imports this and only the adapters its job uses, so its bundle loads only the
- * SDK clients it calls (ARCHITECTURE.md "Runtime modules").
+ * SDK clients it calls (docs/aws.md "Runtime modules").
  *
  * Ports live as long as the container: `perContainer` creates them on the first invocation and hands the same ones to
  * every warm one. The key is the config object (cached per container by bundled-config.ts) and the environment the
