@@ -14,6 +14,10 @@ import { ConfigError, configPath, loadConfig } from '../config/load.ts';
 import type { PulseConfig } from '../config/schema.ts';
 import { type CheckResult, type CheckStatus, type DoctorClients, runDoctor } from '../doctor/doctor.ts';
 import { describeFailure, masker } from './failure.ts';
+
+/** The doctor checks the real resources: its hints never suggest `--local`. */
+const NO_LOCAL = { noLocalMode: true } as const;
+
 import { type CliIo, EXIT, parseFlags } from './io.ts';
 
 export const DOCTOR_HELP = `Usage: pulse doctor [--config FILE] [--bucket NAME] [--table NAME] [--verbose]
@@ -80,7 +84,7 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
     config = loadConfig(path);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    print(`${MARK.fail} config: ${describeFailure(e).line}`);
+    print(`${MARK.fail} config: ${describeFailure(e, NO_LOCAL).line}`);
     return EXIT.usage;
   }
   print(`${MARK.ok} config: ${path} is valid (${summary(config)})`);
@@ -93,7 +97,7 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
       counts[check.status]++;
       print(lineOf(check));
       if (check.status !== 'fail') continue;
-      firstFailure ??= check.error === undefined ? EXIT.failure : describeFailure(check.error).code;
+      firstFailure ??= check.error === undefined ? EXIT.failure : describeFailure(check.error, NO_LOCAL).code;
       if (flags.verbose && check.error instanceof Error) io.stderr.write(`${mask(check.error.stack ?? '')}\n`);
     }
   } finally {
@@ -109,7 +113,7 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
 }
 
 function lineOf(check: CheckResult): string {
-  const why = check.error !== undefined && !check.explained ? `: ${describeFailure(check.error).line}` : '';
+  const why = check.error !== undefined && !check.explained ? `: ${describeFailure(check.error, NO_LOCAL).line}` : '';
   return `${MARK[check.status]} ${check.name}: ${check.detail}${why}`;
 }
 

@@ -34,6 +34,8 @@ import { type CliIo, EXIT, UsageError } from './io.ts';
 export interface FailureContext {
   /** The work directory of a `--local` run: its peers' state is there. */
   localWorkDir?: string | undefined;
+  /** The command has no `--local` (e.g. `pulse doctor`, which checks the real resources): no such hint. */
+  noLocalMode?: boolean;
 }
 
 export interface Failure {
@@ -86,7 +88,10 @@ function reportingFailure(e: ReportingServiceError, message: string): Failure {
 function awsFailure(e: unknown, message: string, ctx: FailureContext): Failure | undefined {
   const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
   if (err?.name === 'CredentialsProviderError')
-    return { code: EXIT.auth, line: `${message}: configure AWS credentials (or run with --local)` };
+    return {
+      code: EXIT.auth,
+      line: `${message}: configure AWS credentials${ctx.noLocalMode ? '' : ' (or run with --local)'}`,
+    };
   if (!(e instanceof Error) || err.$metadata === undefined) return undefined;
   const status = err.$metadata.httpStatusCode;
   const peer = e instanceof S3ServiceException ? 'S3' : e instanceof DynamoDBServiceException ? 'DynamoDB' : 'AWS';
