@@ -87,6 +87,9 @@ function reportingFailure(e: ReportingServiceError, message: string): Failure {
 /** S3 and DynamoDB (and other AWS SDK) errors, from AWS or from the local peers in the work directory. */
 function awsFailure(e: unknown, message: string, ctx: FailureContext): Failure | undefined {
   const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
+  // The SDK's own words ("Region is missing") do not say how to give one.
+  if (e instanceof Error && /^Region is missing/.test(e.message))
+    return { code: EXIT.usage, line: `${message}: set AWS_REGION (or AWS_PROFILE with a region) and run again` };
   if (err?.name === 'CredentialsProviderError')
     return {
       code: EXIT.auth,

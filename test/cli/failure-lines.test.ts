@@ -18,3 +18,9 @@ it('suggests --local for a job command without AWS credentials, never for pulse 
   expect(doctor.code).toBe(EXIT.auth);
   expect(doctor.line).toMatch(/configure AWS credentials$/);
 });
+
+it('says how to give the AWS region the SDK is missing', () => {
+  const { code, line } = describeFailure(new Error('Region is missing'));
+  expect(code).toBe(EXIT.usage);
+  expect(line).toBe('Region is missing: set AWS_REGION (or AWS_PROFILE with a region) and run again');
+});
