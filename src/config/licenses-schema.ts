@@ -59,7 +59,7 @@ export const Licenses = z.strictObject({
       onExpiryDay: z.boolean().default(true).describe('an alert on the expiry day itself'),
       daysAfter: stageDays(LICENSE_STAGE_DEFAULTS.daysAfter).describe('alert stages, in days after expiry'),
     })
-    .default(LICENSE_STAGE_DEFAULTS),
+    .prefault({}),
   inUse: z
     .strictObject({
       blockedSeenWithinDays: Days.max(365)

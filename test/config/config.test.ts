@@ -148,6 +148,16 @@ describe('pulse.config.json', () => {
     expect(() => parseConfig(c, 'pulse.config.json')).toThrow(expected);
   });
 
+  it('sorts the default stages like given ones: most distant first', () => {
+    const c = example();
+    delete c.licenses.stages;
+    expect(parseConfig(c).licenses!.stages).toEqual({
+      daysBefore: [60, 30, 14, 7, 1],
+      onExpiryDay: true,
+      daysAfter: [30, 7, 1],
+    });
+  });
+
   it('fills the licenses defaults, with stage days distinct and most distant first', () => {
     const c = example();
     c.licenses.stages = { daysBefore: [7, 60, 7, 1], daysAfter: [30, 1] };
