@@ -74,27 +74,23 @@ export function licenseReportTiming(config: PulseConfig): JobTiming {
   return hourly(15, sharedZone([config.licenses?.report?.schedule.timeZone ?? 'UTC']), Duration.minutes(15));
 }
 
-/** The archive's plan step: daily at 02:20 UTC, within an hour. */
-export function archivePlanTiming(): JobTiming {
+/**
+ * A daily job in UTC (the service's export files are dated by UTC day): a run up to 6 hours late is still worth
+ * making the same morning (Lambda keeps an event at most that long), two retries because both daily jobs are safe to
+ * repeat, and a heartbeat that allows one missed day's timing drift.
+ */
+function dailyUtc(hour: number, minute: number, flexibleWindow: Duration): JobTiming {
   return {
-    schedule: ScheduleExpression.cron({ minute: '20', hour: '2', timeZone: TimeZone.ETC_UTC }),
-    flexibleWindow: Duration.hours(1),
-    // Still worth planning the same morning; Lambda keeps an event at most 6 hours.
+    schedule: ScheduleExpression.cron({ minute: String(minute), hour: String(hour), timeZone: TimeZone.ETC_UTC }),
+    flexibleWindow,
     maxEventAge: Duration.hours(6),
-    // The plan step reconciles with the bucket and queues only what is missing: safe to repeat twice.
     retryAttempts: 2,
     heartbeat: Duration.hours(26),
   };
 }
 
-/** The archive's manifest chain check: daily at 06:20 UTC (after the plan step's copies), within half an hour. */
-export function archiveVerifyTiming(): JobTiming {
-  return {
-    schedule: ScheduleExpression.cron({ minute: '20', hour: '6', timeZone: TimeZone.ETC_UTC }),
-    flexibleWindow: Duration.minutes(30),
-    maxEventAge: Duration.hours(6),
-    // Read-only: safe to repeat.
-    retryAttempts: 2,
-    heartbeat: Duration.hours(26),
-  };
-}
+/** The archive's plan step: daily at 02:20 UTC, within an hour (it reconciles with the bucket: safe to repeat). */
+export const archivePlanTiming = (): JobTiming => dailyUtc(2, 20, Duration.hours(1));
+
+/** The manifest chain check: daily at 06:20 UTC (after the plan step's copies), within half an hour; read-only. */
+export const archiveVerifyTiming = (): JobTiming => dailyUtc(6, 20, Duration.minutes(30));
