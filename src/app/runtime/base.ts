@@ -4,10 +4,7 @@
  * (`digest.ts`, `archive-copy.ts`, …) imports this and only the adapters its job uses, so its bundle loads only the
  * SDK clients it calls (docs/aws.md "Runtime modules").
  *
- * Ports live as long as the container: `perContainer` creates them on the first invocation and hands the same ones to
- * every warm one. The key is the config object (cached per container by bundled-config.ts) and the environment the
- * SDK and the runtime read, so a test that changes either gets fresh ports, like a new container; one that re-imports
- * the modules (`vi.resetModules`) gets fresh caches with them.
+ * Ports live as long as the container (`perContainer`, per-container.ts).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type LambdaContext, logLevelFromEnv, PowertoolsLoggerAdapter } from '../../adapters/powertools-logger.ts';
@@ -23,21 +20,9 @@ export type { LambdaContext };
 /** The service name on every log line. */
 export const SERVICE_NAME = 'pulse';
 
-const scopes = new WeakMap<PulseConfig, Map<string, unknown>>();
-/** Environment variables that decide what a port is (SDK endpoints, region, credentials; the stack's names; level). */
-const RELEVANT_ENV = /^(AWS_|PULSE_|POWERTOOLS_|LOG_LEVEL$)/;
+import { perContainer } from './per-container.ts';
 
-/** `create()`'s value for this config and environment, made once per container. */
-export function perContainer<T>(config: PulseConfig, env: Env, name: string, create: () => T): T {
-  const scope = scopes.get(config) ?? new Map<string, unknown>();
-  scopes.set(config, scope);
-  const relevant = Object.entries(env).filter(([k, v]) => v !== undefined && RELEVANT_ENV.test(k));
-  const key = `${name}\n${JSON.stringify(relevant.sort(([a], [b]) => (a < b ? -1 : 1)))}`;
-  if (scope.has(key)) return scope.get(key) as T;
-  const value = create();
-  scope.set(key, value);
-  return value;
-}
+export { perContainer };
 
 export interface BasePorts {
   logger: PowertoolsLoggerAdapter;
