@@ -5,7 +5,7 @@
  * the send settles, or what a failure gives back).
  */
 import type { ScratchDir, SpillFile } from '../spill-file.ts';
-import type { ShownAlert } from './alert.ts';
+import { keyIdOf, type ShownAlert } from './alert.ts';
 import {
   ALERT_CSV_HEADER,
   type AlertSummary,
@@ -21,6 +21,7 @@ export class AlertEmailDraft {
   readonly #dir: ScratchDir;
   readonly #maxShown: number;
   readonly #productName: (id: string) => string;
+  readonly #withCsv: boolean;
   #top: ShownAlert[] = [];
   /** CSV lines by `urgencyGroup`. */
   readonly #groups = new Map<number, SpillFile>();
@@ -28,10 +29,12 @@ export class AlertEmailDraft {
   #firstClaim: string | undefined;
   #lastKey: string | undefined;
 
-  constructor(dir: ScratchDir, maxShown: number, productName: (id: string) => string) {
+  /** `withCsv`: write the CSV lines (a dry run sends nothing, so it needs only the counts and the most urgent). */
+  constructor(dir: ScratchDir, maxShown: number, productName: (id: string) => string, withCsv = true) {
     this.#dir = dir;
     this.#maxShown = maxShown;
     this.#productName = productName;
+    this.#withCsv = withCsv;
     this.#ledgerKeys = dir.file();
   }
 
@@ -48,19 +51,22 @@ export class AlertEmailDraft {
 
   /** An alert the email carries; alerts arrive in spool order (product, then key). */
   add(a: ShownAlert): void {
-    const id = `${a.productId}\u0000${a.key.licenseKey}`;
+    const id = keyIdOf(a.productId, a.key.licenseKey);
     addToSummary(this.summary, a, id !== this.#lastKey);
     this.#lastKey = id;
-    const group = urgencyGroup(a);
+    if (this.#withCsv) this.#csvGroup(urgencyGroup(a)).append(alertCsvRow(a, this.#productName));
+    this.#top.push(a);
+    // Sorting at twice the size keeps the cost at O(n log maxShown) over the run.
+    if (this.#top.length >= 2 * this.#maxShown) this.#top = this.#top.sort(byUrgency).slice(0, this.#maxShown);
+  }
+
+  #csvGroup(group: number): SpillFile {
     let file = this.#groups.get(group);
     if (file === undefined) {
       file = this.#dir.file();
       this.#groups.set(group, file);
     }
-    file.append(alertCsvRow(a, this.#productName));
-    this.#top.push(a);
-    // Sorting at twice the size keeps the cost at O(n log maxShown) over the run.
-    if (this.#top.length >= 2 * this.#maxShown) this.#top = this.#top.sort(byUrgency).slice(0, this.#maxShown);
+    return file;
   }
 
   async flushIfFull(): Promise<void> {

@@ -6,7 +6,7 @@
 
 import type { LicenseAlertView } from '../../render/license-alert-email.ts';
 import { shortDate } from '../digest/week.ts';
-import type { ShownAlert } from './alert.ts';
+import { keyIdOf, type ShownAlert } from './alert.ts';
 import { csvRow } from './csv-cells.ts';
 import { LABEL_TITLES, LABELS, type Label } from './labels.ts';
 import { type Stage, stageTitle, urgencyOf } from './stage.ts';
@@ -82,7 +82,7 @@ export function summarize(alerts: ShownAlert[]): AlertSummary {
   const summary = emptySummary();
   const seen = new Set<string>();
   for (const a of alerts) {
-    const id = `${a.productId}\u0000${a.key.licenseKey}`;
+    const id = keyIdOf(a.productId, a.key.licenseKey);
     addToSummary(summary, a, !seen.has(id));
     seen.add(id);
   }

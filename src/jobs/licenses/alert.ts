@@ -25,6 +25,9 @@ export interface Alert {
   ledgerKey: string;
 }
 
+/** One (product, license key): what usage is fetched for and what "keys" count (a key may be in two stages). */
+export const keyIdOf = (productId: string, licenseKey: string): string => `${productId}\u0000${licenseKey}`;
+
 /** An alert with its usage and labels, as the email shows it. */
 export interface ShownAlert extends Alert {
   usage: KeyUsage;

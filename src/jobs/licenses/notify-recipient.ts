@@ -20,7 +20,7 @@ import { localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
 import type { ScratchDir } from '../spill-file.ts';
 import { noticeUnknownDelivery } from '../unknown-delivery-notice.ts';
-import type { Alert, ShownAlert } from './alert.ts';
+import { type Alert, keyIdOf, type ShownAlert } from './alert.ts';
 import { AlertEmailDraft } from './alert-email-draft.ts';
 import { type RecipientSpool, spooledAlerts } from './alert-spool.ts';
 import { type AlertSummary, alertView, stagesByUrgency, type ViewContext } from './alert-view.ts';
@@ -77,7 +77,7 @@ export async function notifyRecipient(ctx: RunContext, spool: RecipientSpool): P
   const { recipient } = spool;
   const names = new Map(ctx.config.products.map((p) => [p.id, p.name ?? p.id]));
   const productName = (id: string) => names.get(id) ?? id;
-  const draft = new AlertEmailDraft(ctx.scratch, ctx.licenses.maxKeysInEmail, productName);
+  const draft = new AlertEmailDraft(ctx.scratch, ctx.licenses.maxKeysInEmail, productName, !ctx.dryRun);
   const unknown: UnknownTally = { timeZone: recipient.timeZone, alerts: 0, first: undefined, emails: new Map() };
   let failure: unknown;
   try {
@@ -86,7 +86,7 @@ export async function notifyRecipient(ctx: RunContext, spool: RecipientSpool): P
       if (due.length === 0) continue;
       const usage = await batchUsage(ctx, due);
       for (const a of due) {
-        const u = usage.get(usageKey(a.productId, a.key.licenseKey))!;
+        const u = usage.get(keyIdOf(a.productId, a.key.licenseKey))!;
         draft.add({ ...a, usage: u, labels: labelsOf({ ...a, licenseType: a.key.licenseType }, u, ctx.licenses) });
       }
       await draft.flushIfFull();
@@ -123,8 +123,6 @@ export async function notifyRecipient(ctx: RunContext, spool: RecipientSpool): P
   }
 }
 
-const usageKey = (productId: string, licenseKey: string) => `${productId}\u0000${licenseKey}`;
-
 /** The usage of a batch's keys, by product and key. */
 async function batchUsage(ctx: RunContext, alerts: Alert[]): Promise<Map<string, KeyUsage>> {
   const keysByProduct = new Map<string, Set<string>>();
@@ -136,7 +134,7 @@ async function batchUsage(ctx: RunContext, alerts: Alert[]): Promise<Map<string,
   const usage = new Map<string, KeyUsage>();
   for (const [productId, keys] of keysByProduct) {
     for (const [key, u] of await fetchUsage(ctx.ports.client, productId, [...keys], ctx.windows)) {
-      usage.set(usageKey(productId, key), u);
+      usage.set(keyIdOf(productId, key), u);
     }
   }
   return usage;
