@@ -4,9 +4,6 @@
  * before any request reaches the service (the emulator behind a connection-counting proxy), logs one line naming
  * the secret and the command that sets it, and prints the job's JobFailed metric.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -21,6 +18,7 @@ import { PLACEHOLDER_USER_NAME, secretJsonProvider } from '../../src/adapters/aw
 import { ConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { reportingClientFor } from '../../src/app/service-client.ts';
 import { parseConfig } from '../../src/config/load.ts';
+import { type BundledConfigFile, writeBundledConfig } from '../helpers/bundled-config-file.ts';
 import { type CountingProxy, startCountingProxy } from '../helpers/counting-proxy.ts';
 import { rawConfigFor } from '../helpers/emulator-config.ts';
 import { startTestEmulator } from '../helpers/emulator-session.ts';
@@ -31,7 +29,7 @@ const sm = mockClient(SecretsManagerClient);
 let emu: Emulator;
 let proxy: CountingProxy;
 let rawConfig: Record<string, unknown>;
-let configDir: string | undefined;
+let configFile: BundledConfigFile | undefined;
 const saved = { ...process.env };
 
 beforeAll(async () => {
@@ -58,11 +56,9 @@ beforeAll(async () => {
     ],
     licenses: { owner: { address: 'ops@example.com', timeZone: 'UTC' } },
   };
-  // As the stack delivers it: a pulse.config.json beside the bundle (src/app/bundled-config.ts).
-  configDir = await mkdtemp(join(tmpdir(), 'pulse-bundle-'));
-  await writeFile(join(configDir, 'pulse.config.json'), JSON.stringify(rawConfig));
+  configFile = await writeBundledConfig(rawConfig);
   Object.assign(process.env, {
-    PULSE_CONFIG_FILE: join(configDir, 'pulse.config.json'),
+    PULSE_CONFIG_FILE: configFile.path,
     PULSE_ARCHIVE_BUCKET: 'pulse-archive',
     PULSE_STATE_TABLE: 'pulse-state',
     PULSE_COPY_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/copy',
@@ -74,7 +70,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   process.env = saved;
-  if (configDir) await rm(configDir, { recursive: true, force: true });
+  await configFile?.remove();
   await proxy?.close();
   await emu?.close();
 });

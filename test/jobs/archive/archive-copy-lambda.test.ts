@@ -5,9 +5,6 @@
  * Measured: the sign-ins of a whole run's copies in batches of four over as many containers as the session budget
  * gives the copiers.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { copierConcurrency } from '../../../lib/stacks/session-budget.ts';
 import { DynamoDbArchiveRuns } from '../../../src/adapters/aws/dynamodb-archive-runs.ts';
@@ -22,6 +19,7 @@ import {
 import type { Manifest } from '../../../src/jobs/archive/manifest.ts';
 import type { ArchiveRuns } from '../../../src/ports/archive-runs.ts';
 import { fixedClock } from '../../../src/ports/clock.ts';
+import { type BundledConfigFile, writeBundledConfig } from '../../helpers/bundled-config-file.ts';
 import { signedIn, type TestSession } from '../../helpers/emulator-session.ts';
 import { MemoryCopyQueue } from '../../helpers/memory-copy-queue.ts';
 import { type ArchivePeers, RUN_AT, startArchivePeers } from './archive-peers.ts';
@@ -36,16 +34,14 @@ type Handler = (event: { Records: { messageId: string; body: string }[] }) => Pr
 
 let ap: ArchivePeers;
 const saved = { ...process.env };
-let configDir: string | undefined;
+let configFile: BundledConfigFile | undefined;
 
 beforeAll(async () => {
   ap = await startArchivePeers({ clients: 50, maxSessionsPerUser: SERVICE_SESSION_LIMIT });
   const emu = ap.peers.emulator;
-  // As the stack delivers it: a pulse.config.json beside the bundle (src/app/bundled-config.ts).
-  configDir = await mkdtemp(join(tmpdir(), 'pulse-bundle-'));
-  await writeFile(join(configDir, 'pulse.config.json'), JSON.stringify({ ...ap.config, state: undefined }));
+  configFile = await writeBundledConfig({ ...ap.config, state: undefined });
   Object.assign(process.env, {
-    PULSE_CONFIG_FILE: join(configDir, 'pulse.config.json'),
+    PULSE_CONFIG_FILE: configFile.path,
     PULSE_ARCHIVE_BUCKET: ap.peers.bucket,
     PULSE_STATE_TABLE: ap.config.state!.tableName,
     PULSE_USER: emu.credentials.userName,
@@ -68,7 +64,7 @@ afterEach(() => {
 afterAll(async () => {
   process.env = saved;
   await ap?.close();
-  if (configDir) await rm(configDir, { recursive: true, force: true });
+  await configFile?.remove();
 });
 
 /** A new Lambda container: the handler's modules evaluated afresh, so nothing is shared with other containers. */
