@@ -9,6 +9,7 @@
 import type { EmulatorOptions } from '../../emulator/index.ts';
 import { DynamoDbLedger } from '../adapters/aws/dynamodb-ledger.ts';
 import { type LocalPeers, startLocalPeers } from '../adapters/local/local-peers.ts';
+import { ReportFolder } from '../adapters/local/report-folder.ts';
 import { ConfigError } from '../config/load.ts';
 import { Archive, type PulseConfig } from '../config/schema.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
@@ -82,6 +83,8 @@ export async function startLocalRuntime(opts: {
       archive: peers.archive,
       clock: systemClock,
       logger: opts.logger,
+      // The full report beside the emails: the local S3 that also keeps a copy is gone after the run.
+      pages: new ReportFolder(peers.outboxDir),
     },
     close: () => peers.close(),
   };

@@ -1,5 +1,6 @@
 /** `pulse digest`: the weekly executive digest (see README "Weekly digest"). */
 import { join } from 'node:path';
+import { ReportFolder } from '../adapters/local/report-folder.ts';
 import { EmlFileWriter } from '../adapters/mail/eml-file-writer.ts';
 import { previewDigest } from '../jobs/digest/preview.ts';
 import { runDigest } from '../jobs/digest/run-digest.ts';
@@ -25,7 +26,8 @@ ${JOB_OPTIONS_HELP}
   --digest ID        only this digest (repeatable)
   --week 2026-W46    another ISO week than the one that just ended
   --force            send even when a check fails, with a visible "data incomplete" banner
-  --preview          render without sending or touching the ledger: writes .html and .eml, prints their paths
+  --preview          render without sending or touching the ledger: writes the .eml, its .html and the full
+                     report page (<name>.html beside them), prints their paths
   --out DIR          where --preview writes (default <work-dir>/preview)
   --send-to ADDRESS  with --preview: also send one copy to this address only
   --resend-unknown   send again the deliveries whose outcome is unknown (check the mail server's log first)
@@ -67,12 +69,14 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
   requireKnown('--digest', digestIds, digestsInConfig, "the config's digests");
   return runJob('digest', setup, io, async (runtime) => {
     if (values.preview) {
+      const out = (values.out as string | undefined) ?? join(runtime.workDir, 'preview');
       const writer = new EmlFileWriter(
-        (values.out as string | undefined) ?? join(runtime.workDir, 'preview'),
+        out,
         (m) => `${m.headers?.['X-Pulse-Digest'] ?? 'digest'}-${m.headers?.['X-Pulse-Week'] ?? ''}`,
       );
       const result = await previewDigest(runtime.config, runtime.ports, {
         writer,
+        pages: new ReportFolder(out),
         ...(digestIds ? { digestIds } : {}),
         ...(week ? { week } : {}),
         ...(values['send-to'] ? { sendTo: values['send-to'] as string } : {}),

@@ -1,15 +1,26 @@
 /**
- * DigestView → the data templates/digest.mjml reads. The templater has no logic, so everything presentational that
- * depends on values (trend arrow, its colour and word, zebra rows, alignment, chart sizes) is decided here, from
- * constants only: no service value ever reaches a style attribute.
+ * DigestView → the data templates/digest.mjml reads: the email is the summary (the week, the first "what changed"
+ * sentences, the headline figures of every product, then one compact block per product linking to its section of the
+ * full report). The templater has no logic, so everything presentational that depends on values (trend arrow, its
+ * colour and word, which charts, the links) is decided here, from constants only: no service value ever reaches a
+ * style attribute.
  */
-import type { ChartView, DigestView, KpiView, ProductView, TableView } from '../jobs/digest/view-model.ts';
+import type {
+  ChartView,
+  DigestView,
+  HeadlineCell,
+  HeadlineRow,
+  KpiView,
+  ProductView,
+} from '../jobs/digest/view-model.ts';
+import { safeUrl } from './templater.ts';
 
 /** The 600 px layout minus 2 × 24 px padding: the widest a chart can be without overflowing in Outlook. */
 export const CONTENT_WIDTH = 552;
+/** The email shows this many "what changed" sentences; the full report shows them all. */
+export const EMAIL_HIGHLIGHTS = 5;
 
 export const TREND_COLOURS = { good: '#1a7f37', bad: '#c4281c', neutral: '#5b6472' } as const;
-const ZEBRA = { odd: '#ffffff', even: '#f4f6f9' } as const;
 
 export const TREND_ARROWS: Record<KpiView['trend'], string> = { up: '▲', down: '▼', flat: '▬' };
 
@@ -20,64 +31,78 @@ export function trendWord(kpi: Pick<KpiView, 'trend' | 'good'>): string {
   return kpi.trend === 'flat' ? 'unchanged' : '';
 }
 
-function kpiModel(kpi: KpiView) {
-  const tone = kpi.good === true ? 'good' : kpi.good === false ? 'bad' : 'neutral';
+function tone(t: Pick<KpiView, 'trend' | 'good'>) {
+  const name = t.good === true ? 'good' : t.good === false ? 'bad' : 'neutral';
+  /** The class lets the dark-mode stylesheet brighten the colour without losing its meaning. */
   return {
-    label: kpi.label,
-    value: kpi.value,
-    delta: kpi.delta,
-    arrow: TREND_ARROWS[kpi.trend],
-    trendWord: trendWord(kpi),
-    color: TREND_COLOURS[tone],
-    /** Lets the dark-mode stylesheet brighten the colour without losing its meaning. */
-    trendClass: `pulse-${tone}`,
+    arrow: TREND_ARROWS[t.trend],
+    trendWord: trendWord(t),
+    color: TREND_COLOURS[name],
+    trendClass: `pulse-${name}`,
   };
+}
+
+function kpiModel(kpi: KpiView) {
+  // "+12.5% vs last week · +3.1% vs 4-week avg" reads as two short lines in a narrow column.
+  return { label: kpi.label, value: kpi.value, deltas: kpi.delta.split(' · '), ...tone(kpi) };
 }
 
 /** Charts wider than the content area are shown scaled down (Outlook ignores max-width and uses the attribute). */
 function chartModel(chart: ChartView) {
   const width = Math.max(1, Math.min(Math.round(chart.width), CONTENT_WIDTH));
   const height = Math.max(1, Math.round((chart.height * width) / Math.max(1, chart.width)));
-  return { title: chart.title, alt: chart.alt, src: `cid:${chart.cid}`, width, height, maxWidth: `${width}px` };
+  return { alt: chart.alt, src: `cid:${chart.cid}`, width, height, maxWidth: `${width}px` };
 }
 
-const cellAlign = (table: TableView, i: number) => (table.align[i] === 'right' ? 'right' : 'left');
-
-function tableModel(table: TableView) {
-  const cell = (text: string, i: number) => {
-    const align = cellAlign(table, i);
-    // Numbers stay on one line; text (exception messages, country names) may wrap anywhere so 375 px holds.
-    return { text, align, wrap: align === 'right' ? 'nowrap' : 'normal' };
-  };
-  return {
-    title: table.title,
-    emptyText: table.emptyText,
-    columns: table.columns.map(cell),
-    rows: table.rows.map((row, r) => ({
-      rowClass: r % 2 === 0 ? 'pulse-row' : 'pulse-zebra',
-      bg: r % 2 === 0 ? ZEBRA.odd : ZEBRA.even,
-      cells: row.map(cell),
-    })),
-  };
+/** The full report's section for an anchor, or null when there is no report to link to. */
+function sectionLink(reportUrl: string | null, anchor: string): string | null {
+  if (reportUrl === null || safeUrl(reportUrl) === '#') return null;
+  const url = new URL(reportUrl);
+  url.hash = anchor;
+  return url.href;
 }
 
-const productModel = (product: ProductView) => ({
-  name: product.name,
-  isTotal: product.isTotal,
-  kpis: product.kpis.map(kpiModel),
-  charts: product.charts.map(chartModel),
-  tables: product.tables.map(tableModel),
+const cellModel = (cell: HeadlineCell | null) =>
+  cell === null
+    ? { value: '—', change: '', arrow: '', trendWord: '', color: TREND_COLOURS.neutral, trendClass: 'pulse-neutral' }
+    : { value: cell.value, change: cell.change, ...tone(cell) };
+
+const headlineRowModel = (row: HeadlineRow, reportUrl: string | null) => ({
+  name: row.name,
+  link: sectionLink(reportUrl, row.anchor),
+  isTotal: row.isTotal,
+  cells: row.cells.map(cellModel),
 });
 
+function productModel(product: ProductView, reportUrl: string | null) {
+  const charts = product.emailCharts.flatMap((cid) => product.charts.filter((c) => c.cid === cid));
+  return {
+    name: product.name,
+    link: sectionLink(reportUrl, product.anchor),
+    notable: product.notable,
+    kpis: product.kpis.map(kpiModel),
+    charts: charts.map(chartModel),
+    topException: product.topException,
+  };
+}
+
 export function digestModel(view: DigestView) {
+  const reportUrl = view.viewInBrowserUrl;
+  const more = Math.max(0, view.highlights.length - EMAIL_HIGHLIGHTS);
   return {
     title: view.title,
     weekLabel: view.weekLabel,
     preview: view.banner ?? view.highlights[0] ?? view.weekLabel,
     banner: view.banner,
-    highlights: view.highlights,
-    products: view.products.map(productModel),
-    viewInBrowserUrl: view.viewInBrowserUrl,
+    highlights: view.highlights.slice(0, EMAIL_HIGHLIGHTS),
+    moreHighlights: more === 0 ? null : `${more} more ${more === 1 ? 'change' : 'changes'} in the full report`,
+    headline: {
+      columns: view.headline.columns,
+      rows: view.headline.rows.map((row) => headlineRowModel(row, reportUrl)),
+    },
+    // The total's figures are the headline's first row; its tables live in the full report.
+    products: view.products.filter((p) => !p.isTotal).map((p) => productModel(p, reportUrl)),
+    viewInBrowserUrl: reportUrl,
     footer: view.footer,
   };
 }

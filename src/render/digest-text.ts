@@ -1,72 +1,75 @@
 /**
- * The plain-text part of the digest, from the same DigestView as the HTML: title, week, banner, highlights, per
- * product the KPIs, chart headlines (their alt text) and tables as aligned columns, then the link and footer.
+ * The plain-text part of the digest, from the same model as the HTML, so it carries the same figures: title, week,
+ * banner, the "what changed" sentences, the headline figures of every product, then per product its lead sentence,
+ * KPIs, the numbers behind its charts (their alt text), its top exception and the link to its section of the full
+ * report; then the report link and the footer.
  */
-import type { DigestView, KpiView, ProductView, TableView } from '../jobs/digest/view-model.ts';
-import { TREND_ARROWS, trendWord } from './digest-model.ts';
+import type { DigestView } from '../jobs/digest/view-model.ts';
+import { digestModel } from './digest-model.ts';
 import { safeUrl } from './templater.ts';
 
-/** Plain-text mail readers are narrow; wider tables are listed row by row instead of as columns. */
-const MAX_LINE = 78;
-const GAP = '  ';
+const MAX_RULE = 78;
 
 /** Length in code points, so "▲" or "é" count as one column. */
 const width = (s: string) => [...s].length;
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-const pad = (s: string, w: number, align: 'left' | 'right') =>
-  align === 'right' ? ' '.repeat(w - width(s)) + s : s + ' '.repeat(w - width(s));
 
 /** The text with a rule as wide as its longest line under it. */
 function underline(text: string, char: string): string {
   const w = Math.max(...text.split('\n').map(width));
-  return `${text}\n${char.repeat(Math.min(w, MAX_LINE))}`;
+  return `${text}\n${char.repeat(Math.min(w, MAX_RULE))}`;
 }
 
-function kpiLines(kpi: KpiView): string[] {
-  const word = trendWord(kpi);
-  const head = `${oneLine(kpi.label)}: ${oneLine(kpi.value)} ${TREND_ARROWS[kpi.trend]}${word ? ` ${word}` : ''}`;
-  return kpi.delta ? [head, `  ${oneLine(kpi.delta)}`] : [head];
+type Model = ReturnType<typeof digestModel>;
+type Trend = { arrow: string; trendWord: string };
+const trend = (t: Trend) => [t.arrow, t.trendWord].filter(Boolean).join(' ');
+
+function headlineText(model: Model): string {
+  const { columns, rows } = model.headline;
+  const lines = rows.map((row) => {
+    const cells = row.cells.map((c, i) =>
+      c.change === ''
+        ? `${columns[i]} ${c.value}`
+        : `${columns[i]} ${c.value} (${c.change}${c.trendWord ? `, ${c.trendWord}` : ''})`,
+    );
+    return `- ${oneLine(row.name)}: ${cells.join(' · ')}`;
+  });
+  return `${underline('This week', '-')}\n${lines.join('\n')}`;
 }
 
-function tableText(table: TableView): string {
-  const title = oneLine(table.title);
-  if (table.rows.length === 0) return `${title}\n${oneLine(table.emptyText)}`;
-  const columns = table.columns.map(oneLine);
-  const rows = table.rows.map((row) => columns.map((_, i) => oneLine(row[i] ?? '')));
-  const widths = columns.map((c, i) => Math.max(width(c), ...rows.map((r) => width(r[i]!))));
-  const total = widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
-  if (total > MAX_LINE) {
-    // Too wide for columns: one block per row, "column: value".
-    const blocks = rows.map((r) => r.map((cell, i) => `${i === 0 ? '-' : ' '} ${columns[i]}: ${cell}`).join('\n'));
-    return `${title}\n${blocks.join('\n')}`;
-  }
-  const align = (i: number) => (table.align[i] === 'right' ? 'right' : 'left');
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => pad(c, widths[i]!, align(i)))
-      .join(GAP)
-      .trimEnd();
-  const rule = widths.map((w) => '-'.repeat(w)).join(GAP);
-  return [title, line(columns), rule, ...rows.map(line)].join('\n');
-}
-
-function productText(product: ProductView): string {
-  const heading = product.isTotal ? `${oneLine(product.name)} (summary of all products)` : oneLine(product.name);
-  const parts = [underline(heading, '-')];
-  if (product.kpis.length > 0) parts.push(product.kpis.flatMap(kpiLines).join('\n'));
+function productText(product: Model['products'][number]): string {
+  const parts = [underline(oneLine(product.name), '-')];
+  if (product.notable) parts.push(oneLine(product.notable));
+  if (product.kpis.length > 0)
+    parts.push(
+      product.kpis
+        .map(
+          (k) =>
+            `${oneLine(k.label)}: ${oneLine(k.value)} ${trend(k)}`.trimEnd() +
+            k.deltas.map((d) => `\n  ${oneLine(d)}`).join(''),
+        )
+        .join('\n'),
+    );
   if (product.charts.length > 0) parts.push(product.charts.map((c) => `Chart: ${oneLine(c.alt)}`).join('\n'));
-  parts.push(...product.tables.map(tableText));
+  if (product.topException) parts.push(`Top exception: ${oneLine(product.topException)}`);
+  if (product.link) parts.push(`Full report: ${product.link}`);
   return parts.join('\n\n');
 }
 
 export function digestText(view: DigestView): string {
+  const model = digestModel(view);
   const parts = [underline(`${oneLine(view.title)}\n${oneLine(view.weekLabel)}`, '=')];
   if (view.banner) parts.push(`!! ${oneLine(view.banner)}`);
-  if (view.highlights.length > 0)
-    parts.push(underline('What changed', '-') + '\n' + view.highlights.map((h) => `- ${oneLine(h)}`).join('\n'));
-  parts.push(...view.products.map(productText));
+  if (model.highlights.length > 0) {
+    const more = model.moreHighlights && model.viewInBrowserUrl ? `\n(${model.moreHighlights})` : '';
+    parts.push(
+      `${underline('What changed', '-')}\n${model.highlights.map((h) => `- ${oneLine(h)}`).join('\n')}${more}`,
+    );
+  }
+  if (model.headline.rows.length > 0) parts.push(headlineText(model));
+  parts.push(...model.products.map(productText));
   const link = view.viewInBrowserUrl === null ? '#' : safeUrl(view.viewInBrowserUrl);
-  if (link !== '#') parts.push(`View in browser: ${link}`);
+  if (link !== '#') parts.push(`Full report in your browser: ${link}`);
   parts.push(oneLine(view.footer));
   return `${parts.join('\n\n')}\n`;
 }

@@ -4,8 +4,8 @@
  *
  * - `[[path.to.value]]`        HTML-escaped text (& < > " ' escaped, so it is safe in text and quoted attributes);
  *                              `[[.]]` is the current item of an `#each`.
- * - `[[url:path]]`             a URL, only as the whole value of an `href`/`src` attribute; http, https and cid
- *                              URLs pass, anything else becomes `#`.
+ * - `[[url:path]]`             a URL, only as the whole value of an `href`/`src` attribute; http, https, cid and
+ *                              file URLs pass, anything else becomes `#`.
  * - `[[css:path]]`             a CSS token, only inside a `style` attribute; anything beyond `[#a-zA-Z0-9.,% -]`
  *                              becomes empty (so a value can never close the declaration).
  * - `[[#if path]]`, `[[#unless path]]`, `[[#each path]]`, `[[else]]`, `[[/if]]`, `[[/unless]]`, `[[/each]]` blocks.
@@ -29,9 +29,10 @@ export function escapeHtml(text: string): string {
   return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPE_ALL, (c) => ESCAPES[c]!) : text;
 }
 
-const SAFE_SCHEMES = new Set(['http:', 'https:', 'cid:']);
+/** `file:` for the full report of a local run, which lives beside the outbox (src/adapters/local/report-folder.ts). */
+const SAFE_SCHEMES = new Set(['http:', 'https:', 'cid:', 'file:']);
 
-/** The URL when its scheme is http, https or cid; `#` for anything else (javascript:, data:, relative, junk). */
+/** The URL when its scheme is http, https, cid or file; `#` for anything else (javascript:, data:, relative, junk). */
 export function safeUrl(value: string): string {
   let url: URL;
   try {

@@ -1,6 +1,7 @@
 /**
- * Keeps every sent digest traceable: under `digests/<id>/<iso-week>/` the HTML as a browser page (images as sibling
- * objects), the raw API responses of the run and the computed figures. Write-once: a later run for the same week
+ * Keeps every sent digest traceable: under `digests/<id>/<iso-week>/` the full report (`index.html`, the "view in
+ * browser" page, self-contained), the email as sent (`email.html` with its images as sibling objects, `email.txt`),
+ * every chart, the raw API responses of the run and the computed figures. Write-once: a later run for the same week
  * (another recipient's send time) finds the objects there and keeps the first record.
  */
 import { checkedKey, folderUnder } from '../../ports/archive-key.ts';
@@ -27,16 +28,17 @@ export const browserCopyKey = (base: string) => keyIn(base, 'index.html');
 const keyIn = (base: string, name: string) => checkedKey(`${base}${name}`);
 
 export async function archiveDigest(store: ArchiveStore, base: string, p: PreparedDigest): Promise<string[]> {
-  // In a browser `cid:` means nothing: the images are stored beside the page and referenced relatively.
-  let page = p.html;
-  for (const img of p.images) if (img.cid) page = page.replaceAll(`cid:${img.cid}`, img.cid);
+  // In a browser `cid:` means nothing: the email's images are stored beside it and referenced relatively.
+  let email = p.html;
+  for (const img of p.images) if (img.cid) email = email.replaceAll(`cid:${img.cid}`, img.cid);
   const keys = await Promise.all([
-    ...p.images.map((img) => putOnce(store, keyIn(base, img.filename), img.content, img.contentType)),
+    ...[...p.charts].map(([cid, png]) => putOnce(store, keyIn(base, cid), png, 'image/png')),
+    putOnce(store, keyIn(base, 'email.html'), email, 'text/html; charset=utf-8'),
     putOnce(store, keyIn(base, 'raw-responses.json'), JSON.stringify(p.data.calls, null, 2), 'application/json'),
     putOnce(store, keyIn(base, 'figures.json'), JSON.stringify(p.figures, null, 2), 'application/json'),
     putOnce(store, keyIn(base, 'email.txt'), p.text, 'text/plain; charset=utf-8'),
   ]);
   // The page last: its presence means the whole record is there.
-  keys.push(await putOnce(store, browserCopyKey(base), page, 'text/html; charset=utf-8'));
+  keys.push(await putOnce(store, browserCopyKey(base), p.report, 'text/html; charset=utf-8'));
   return keys;
 }

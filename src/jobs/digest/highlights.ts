@@ -119,3 +119,17 @@ export function computeHighlights(figures: DigestFigures, opts: HighlightOptions
   ];
   return out.length > 0 ? out : [NO_CHANGES];
 }
+
+/**
+ * The one sentence a product's block in the email leads with: its largest week-over-week move when that crosses the
+ * threshold, else a change of leader (version, country, exception), else its largest move at all; null when nothing
+ * moved.
+ */
+export function notableOf(product: ProductFigures, opts: HighlightOptions): string | null {
+  const [top] = movesOf([product], opts.minBase ?? DEFAULT_MIN_BASE)
+    .filter((m) => m.changePercent !== 0)
+    .sort((a, b) => Math.abs(b.changePercent) - Math.abs(a.changePercent));
+  const move = top && `${moveText(top)} week over week.`;
+  if (top && Math.abs(top.changePercent) >= opts.notableChangePercent) return move!;
+  return leaderSentences(product)[0] ?? move ?? null;
+}

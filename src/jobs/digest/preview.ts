@@ -1,14 +1,16 @@
 /**
  * `pulse digest --preview`: renders the digest exactly as it would be sent — through a writer that produces the
- * .eml and .html instead of a transport — without touching the ledger or the archive. A failed guard is shown as
+ * .eml and .html instead of a transport, with the full report page beside them — without touching the ledger or the
+ * archive. A failed guard is shown as
  * the "data incomplete" banner, so the preview explains itself. `--send-to` sends one copy to that address only.
  */
 
 import type { PulseConfig } from '../../config/schema.ts';
 import type { Mailer } from '../../ports/mailer.ts';
+import type { ReportPages } from '../../ports/report-pages.ts';
 import type { JobResult } from '../job-result.ts';
 import { prepareDigest } from './prepare.ts';
-import { type DigestPorts, messageFor } from './run-digest.ts';
+import { type DigestPorts, messageFor, reportPageName } from './run-digest.ts';
 import { digestWeek } from './week.ts';
 
 export interface PreviewOptions {
@@ -16,6 +18,8 @@ export interface PreviewOptions {
   week?: string;
   /** Where the .eml/.html go (an EmlFileWriter); its `written` paths become the outputs. */
   writer: Mailer & { written: string[] };
+  /** Where the full report pages go (next to the .eml), linked from the email's "view in browser". */
+  pages: ReportPages;
   sendTo?: string;
 }
 
@@ -36,11 +40,13 @@ export async function previewDigest(
   const now = ports.clock.now();
   for (const digest of digests) {
     const { week } = digestWeek(now, digest.schedule.timeZone, opts.week);
+    const page = reportPageName(digest.id, week.isoWeek);
     const prepared = await prepareDigest(config, digest, ports.client, week, {
       now,
       force: true,
-      viewInBrowserUrl: null,
+      viewInBrowserUrl: opts.pages.linkTo(page),
     });
+    result.outputs.push(await opts.pages.write(page, prepared.report));
     if (!prepared.guard.ok)
       result.errors.push(`${digest.id} ${week.isoWeek} would be held: ${prepared.guard.reasons.join('; ')}`);
     const message = messageFor(config, digest, prepared, opts.sendTo ?? digest.recipients[0]!.address);

@@ -12,6 +12,7 @@ import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Mailer } from '../../ports/mailer.ts';
+import type { ReportPages } from '../../ports/report-pages.ts';
 import { confirmUnknown, deliverOnce } from '../deliver-once.ts';
 import { tallyDelivery } from '../delivery-tally.ts';
 import type { JobResult } from '../job-result.ts';
@@ -30,6 +31,11 @@ export interface DigestPorts {
   archive: ArchiveStore | undefined;
   clock: Clock;
   logger: Logger;
+  /**
+   * Where the full report page is written and linked from the email instead of the archive's copy (local runs: a
+   * folder beside the outbox, since the local S3 is gone after the run); absent = link the archive's copy.
+   */
+  pages?: ReportPages;
 }
 
 export interface DigestRunOptions {
@@ -116,9 +122,8 @@ async function runOne(
   if (recipients.length === 0 && !opts.dryRun) return;
 
   const base = digestArchivePrefix(config.archive?.prefix ?? 'pulse', digest.id, week.isoWeek);
-  const stored = ports.archive && !opts.dryRun ? await ports.archive.linkTo(browserCopyKey(base)) : null;
-  // Only a link a mail reader can open (an s3:// address without a public base URL is not one).
-  const link = stored && /^https?:\/\//.test(stored) ? stored : null;
+  const page = reportPageName(digest.id, week.isoWeek);
+  const link = opts.dryRun ? null : await reportLink(ports, base, page);
   const prepared = await prepareDigest(config, digest, ports.client, week, {
     now,
     force: opts.force === true,
@@ -131,6 +136,7 @@ async function runOne(
     return;
   }
   if (opts.dryRun) return;
+  if (ports.pages) result.outputs.push(await ports.pages.write(page, prepared.report));
   if (ports.archive) result.outputs.push(...(await archiveDigest(ports.archive, base, prepared)));
   const newlyUnknown: UnknownDelivery[] = [];
   for (const r of recipients) {
@@ -143,6 +149,17 @@ async function runOne(
     }
   }
   await tellOwner(config, digest, week.isoWeek, newlyUnknown, ports, result);
+}
+
+/** The full report's name among the local pages: one per digest and week. */
+export const reportPageName = (digestId: string, isoWeek: string) => `digest-${digestId}-${isoWeek}`;
+
+/** Where the email's "view in browser" points: the local page, else the archive's copy, else nowhere. */
+async function reportLink(ports: DigestPorts, base: string, page: string): Promise<string | null> {
+  if (ports.pages) return ports.pages.linkTo(page);
+  const stored = ports.archive ? await ports.archive.linkTo(browserCopyKey(base)) : null;
+  // Only a link a mail reader can open (an s3:// address without a public base URL is not one).
+  return stored && /^https?:\/\//.test(stored) ? stored : null;
 }
 
 interface Recipient {

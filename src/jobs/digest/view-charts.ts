@@ -1,14 +1,14 @@
 /**
- * The charts of a product section: the ChartView the template shows (cid, title, alt with the headline number) and
- * the spec the caller renders to the PNG attached under that cid. Content ids are `<chart>-<productId>.png`, so the
- * same digest always names its images the same way. A chart with nothing but zeros is left out (its table says so)
- * rather than sent as an empty picture, which the blank-chart guard would hold.
+ * The charts of a product section: the ChartView the email and the full report show (cid, title, alt text with the
+ * numbers) and the spec the caller renders to the PNG attached under that cid. Content ids are
+ * `<chart>-<productId>.png`, so the same digest always names its images the same way. A chart with nothing but zeros
+ * is left out (its table says so) rather than sent as an empty picture, which the blank-chart guard would hold.
  */
 import type { ChartSpec } from '../../charts/index.ts';
-import { type ProductFigures, RETENTION_HEADLINE_WEEK } from './figures.ts';
-import { countryName, formatCount, formatDecimal, formatPercent, formatSignedPercent } from './format.ts';
-import { COHORT_WEEKS } from './plan.ts';
+import type { ProductFigures } from './figures.ts';
+import { countryName, formatCount, formatPercent, formatSignedPercent } from './format.ts';
 import type { ChartView } from './view-model.ts';
+import { shortDate } from './week.ts';
 
 /** A chart to render: attach `renderChart(spec)` as `cid`. */
 export interface ChartRequest {
@@ -19,87 +19,131 @@ export interface ChartRequest {
 export interface ProductCharts {
   views: ChartView[];
   requests: ChartRequest[];
+  /** The one or two the email shows: the weekly activity when there is any, else the first ones. */
+  emailCharts: string[];
 }
 
-const WIDTH = 560;
-const HEIGHT = 160;
-const ROW_HEIGHT = 24;
+/** The email's content width (600 px minus its padding): charts are drawn for it and shrink on phones. */
+export const CHART_WIDTH = 552;
+const HEIGHT = 220;
+/** Title band plus one row per category. */
+const rowsHeight = (rows: number) => 52 + rows * 28;
 const MAX_ROWS = 10;
+const EMAIL_CHARTS = 2;
 
 const hasData = (values: readonly number[]) => values.some((v) => v !== 0);
+/** "21 Sep 3,980; 28 Sep 4,012; …" — every point, so the alt text alone carries the chart. */
+const pairs = (labels: readonly string[], values: readonly string[]) =>
+  labels.map((label, i) => `${label} ${values[i]}`).join('; ');
 
 export function productCharts(p: ProductFigures): ProductCharts {
-  const out: ProductCharts = { views: [], requests: [] };
-  const add = (name: string, title: string, alt: string, spec: ChartSpec & { width: number; height: number }) => {
+  const out: ProductCharts = { views: [], requests: [], emailCharts: [] };
+  const add = (name: string, alt: string, spec: ChartSpec & { height: number }) => {
     const cid = `${name}-${p.productId}.png`;
-    out.views.push({ cid, title, alt, width: spec.width, height: spec.height });
-    out.requests.push({ cid, spec });
+    out.views.push({ cid, title: spec.title, alt, width: CHART_WIDTH, height: spec.height });
+    out.requests.push({ cid, spec: { ...spec, width: CHART_WIDTH } });
   };
-  const frame = { width: WIDTH, height: HEIGHT };
 
   const a = p.activity;
   if (a) {
+    const weeks = a.series.map((w) => shortDate(w.weekStart));
     const active = a.series.map((w) => w.active);
-    const change = a.active.changePercent === null ? '' : ` (${formatSignedPercent(a.active.changePercent)})`;
+    const change = a.active.changePercent === null ? '' : `, ${formatSignedPercent(a.active.changePercent)}`;
+    const title = 'Active clients per week';
     if (hasData(active))
-      add(
-        'active',
-        'Active clients per week',
-        `Active clients per week, last ${active.length} weeks; this week ${formatCount(a.active.value)}${change}`,
-        { kind: 'bars', values: active, highlightLast: true, ...frame },
-      );
+      add('active', `${title}: ${pairs(weeks, active.map(formatCount))} (this week${change})`, {
+        kind: 'bars',
+        title,
+        categories: weeks,
+        values: active,
+        highlightLast: true,
+        height: HEIGHT,
+      });
     const added = a.series.map((w) => w.new);
     const lost = a.series.map((w) => w.lost);
+    const lines = 'New and lost clients per week';
     if (hasData(added) || hasData(lost))
       add(
         'new-lost',
-        'New and lost clients per week',
-        `New and lost clients per week; this week ${formatCount(a.new.value)} new, ${formatCount(a.lost.value)} lost`,
-        { kind: 'line', series: [{ values: added }, { values: lost }], ...frame },
+        `${lines}. New: ${pairs(weeks, added.map(formatCount))}. Lost: ${pairs(weeks, lost.map(formatCount))}.`,
+        {
+          kind: 'lines',
+          title: lines,
+          categories: weeks,
+          series: [
+            { name: 'New', values: added },
+            { name: 'Lost', values: lost },
+          ],
+          height: HEIGHT,
+        },
       );
   }
+  out.emailCharts = out.views.slice(0, EMAIL_CHARTS).map((v) => v.cid);
 
   const r = p.retention;
   if (r && hasData(r.points.map((pt) => pt.engaged + pt.lost))) {
-    const headline = r.headline === null ? '' : `; after ${RETENTION_HEADLINE_WEEK} weeks ${formatPercent(r.headline)}`;
+    const periods = r.points.map((pt) => `${pt.period} wk`);
+    const title = 'Install cohorts still engaged, by weeks since install';
     add(
       'retention',
-      'Install cohorts still engaged, by weeks since install',
-      `Share of clients installed in the last ${COHORT_WEEKS} weeks still engaged, by weeks since install${headline}`,
-      { kind: 'line', series: [{ values: r.points.map((pt) => pt.engagedPercent), area: true }], ...frame },
+      `${title}: ${pairs(
+        periods,
+        r.points.map((pt) => formatPercent(pt.engagedPercent)),
+      )}`,
+      {
+        kind: 'lines',
+        title,
+        categories: periods,
+        series: [{ name: 'Still engaged', values: r.points.map((pt) => pt.engagedPercent), area: true }],
+        format: 'percent',
+        height: HEIGHT,
+      },
     );
   }
 
   const u = p.usage;
   if (u && hasData(u.activeDays.map((b) => b.count))) {
-    const avg = u.averageActiveDays === null ? '' : `, ${formatDecimal(u.averageActiveDays)} active days on average`;
+    const title = 'Active clients by active days this week';
+    const bins = u.activeDays.map((b) => b.label);
     add(
       'active-days',
-      'Active clients by active days this week',
-      `Active clients by active days this week; ${formatCount(u.users)} clients${avg}`,
-      { kind: 'histogram', values: u.activeDays.map((b) => b.count), ...frame },
+      `${title}: ${pairs(
+        bins.map((b) => `${b} days`),
+        u.activeDays.map((b) => formatCount(b.count)),
+      )}`,
+      {
+        kind: 'bars',
+        title,
+        categories: bins,
+        values: u.activeDays.map((b) => b.count),
+        height: HEIGHT,
+      },
     );
   }
 
   for (const [name, title, share, label] of [
-    ['versions', 'Active clients by version', p.versions, (v: string) => `version ${v}`],
+    ['versions', 'Active clients by version', p.versions, (v: string) => v],
     ['countries', 'Active clients by country', p.countries, countryName],
   ] as const) {
     const rows = share?.rows.slice(0, MAX_ROWS) ?? [];
-    const top = rows[0];
-    if (!top || !hasData(rows.map((row) => row.active))) continue;
+    if (!hasData(rows.map((row) => row.active))) continue;
+    const values = rows.map((row) => `${formatCount(row.active)} (${formatPercent(row.percent)})`);
     add(
       name,
-      title,
-      `${title}; ${label(top.label)} leads with ${formatCount(top.active)} (${formatPercent(top.percent)})`,
+      `${title}: ${pairs(
+        rows.map((row) => label(row.label)),
+        values,
+      )}`,
       {
         kind: 'hbars',
+        title,
+        categories: rows.map((row) => label(row.label)),
         values: rows.map((row) => row.active),
-        rowHeight: ROW_HEIGHT,
-        width: WIDTH,
-        height: rows.length * ROW_HEIGHT,
+        valueLabels: values,
+        height: rowsHeight(rows.length),
       },
     );
   }
+  if (out.emailCharts.length === 0) out.emailCharts = out.views.slice(0, EMAIL_CHARTS).map((v) => v.cid);
   return out;
 }

@@ -8,7 +8,11 @@ import { shortDate } from './week.ts';
 
 type Column = [title: string, align: 'left' | 'right'];
 
-const table = (title: string, columns: Column[], rows: string[][], emptyText: string): TableView => ({
+/** A table without its anchor; `productTables` gives each its id under the section's anchor. */
+type Table = Omit<TableView, 'id'> & { slug: string };
+
+const table = (slug: string, title: string, columns: Column[], rows: string[][], emptyText: string): Table => ({
+  slug,
   title,
   columns: columns.map(([c]) => c),
   rows,
@@ -18,7 +22,7 @@ const table = (title: string, columns: Column[], rows: string[][], emptyText: st
 
 const percentOrDash = (p: number | null) => (p === null ? '—' : formatPercent(p));
 
-function activityTable(p: ProductFigures): TableView[] {
+function activityTable(p: ProductFigures): Table[] {
   if (!p.activity) return [];
   // Newest first: this week on top.
   const rows = [...p.activity.series]
@@ -30,10 +34,10 @@ function activityTable(p: ProductFigures): TableView[] {
     ['Active', 'right'],
     ['Lost', 'right'],
   ];
-  return [table('Clients per week', cols, rows, 'No weekly data.')];
+  return [table('clients', 'Clients per week', cols, rows, 'No weekly data.')];
 }
 
-function retentionTable(p: ProductFigures): TableView[] {
+function retentionTable(p: ProductFigures): Table[] {
   if (!p.retention) return [];
   const rows = p.retention.points.map((pt) => [
     String(pt.period),
@@ -48,13 +52,21 @@ function retentionTable(p: ProductFigures): TableView[] {
     ['Still engaged', 'right'],
   ];
   const title = `Install cohorts of the last ${COHORT_WEEKS} weeks`;
-  return [table(title, cols, rows, `No clients installed in the last ${COHORT_WEEKS} weeks.`)];
+  return [table('cohorts', title, cols, rows, `No clients installed in the last ${COHORT_WEEKS} weeks.`)];
 }
 
-const binTable = (title: string, binTitle: string, countTitle: string, bins: Bin[] | null, empty: string) => {
+const binTable = (
+  slug: string,
+  title: string,
+  binTitle: string,
+  countTitle: string,
+  bins: Bin[] | null,
+  empty: string,
+) => {
   const nonZero = bins?.some((b) => b.count > 0) ?? false;
   const rows = nonZero ? bins!.map((b) => [b.label, formatCount(b.count)]) : [];
   return table(
+    slug,
     title,
     [
       [binTitle, 'left'],
@@ -65,27 +77,41 @@ const binTable = (title: string, binTitle: string, countTitle: string, bins: Bin
   );
 };
 
-function churnTables(p: ProductFigures): TableView[] {
+function churnTables(p: ProductFigures): Table[] {
   if (!p.churn) return [];
   const none = 'No clients were lost this week.';
   return [
-    binTable('Lost clients by lifetime active days', 'Active days', 'Lost clients', p.churn.days, none),
-    binTable('Lost clients by lifetime sessions', 'Sessions', 'Lost clients', p.churn.sessions, none),
-    binTable('Lost clients by lifetime runtime', 'Runtime (h:mm)', 'Lost clients', p.churn.runtime, none),
+    binTable('churn-days', 'Lost clients by lifetime active days', 'Active days', 'Lost clients', p.churn.days, none),
+    binTable('churn-sessions', 'Lost clients by lifetime sessions', 'Sessions', 'Lost clients', p.churn.sessions, none),
+    binTable(
+      'churn-runtime',
+      'Lost clients by lifetime runtime',
+      'Runtime (h:mm)',
+      'Lost clients',
+      p.churn.runtime,
+      none,
+    ),
   ];
 }
 
-function usageTables(p: ProductFigures): TableView[] {
+function usageTables(p: ProductFigures): Table[] {
   if (!p.usage) return [];
   const none = 'No active clients this week.';
   return [
-    binTable('Active clients by active days this week', 'Active days', 'Clients', p.usage.activeDays, none),
-    binTable('Active clients by sessions this week', 'Sessions', 'Clients', p.usage.sessions, none),
-    binTable('Active clients by runtime this week', 'Runtime (h:mm)', 'Clients', p.usage.runtime, none),
+    binTable(
+      'active-days',
+      'Active clients by active days this week',
+      'Active days',
+      'Clients',
+      p.usage.activeDays,
+      none,
+    ),
+    binTable('sessions', 'Active clients by sessions this week', 'Sessions', 'Clients', p.usage.sessions, none),
+    binTable('runtime', 'Active clients by runtime this week', 'Runtime (h:mm)', 'Clients', p.usage.runtime, none),
   ];
 }
 
-function eventsTable(p: ProductFigures): TableView[] {
+function eventsTable(p: ProductFigures): Table[] {
   if (!p.topEvents) return [];
   const rows = p.topEvents.map((e) => [
     e.name,
@@ -99,10 +125,16 @@ function eventsTable(p: ProductFigures): TableView[] {
     ['Count', 'right'],
     ['Clients', 'right'],
   ];
-  return [table("Top events (lifetime use by this week's active clients)", cols, rows, 'No events tracked.')];
+  return [table('events', "Top events (lifetime use by this week's active clients)", cols, rows, 'No events tracked.')];
 }
 
-function shareTable(title: string, what: string, share: ShareFigures | null, label: (s: string) => string) {
+function shareTable(
+  slug: string,
+  title: string,
+  what: string,
+  share: ShareFigures | null,
+  label: (s: string) => string,
+) {
   if (!share) return [];
   const rows = share.rows.map((r) => [
     label(r.label),
@@ -116,10 +148,10 @@ function shareTable(title: string, what: string, share: ShareFigures | null, lab
     ['Share', 'right'],
     ['Last week', 'right'],
   ];
-  return [table(title, cols, rows, 'No active clients this week.')];
+  return [table(slug, title, cols, rows, 'No active clients this week.')];
 }
 
-function exceptionsTable(p: ProductFigures): TableView[] {
+function exceptionsTable(p: ProductFigures): Table[] {
   const e = p.exceptions;
   if (!e) return [];
   const partial = e.coversWeek || e.oldestLine === null ? '' : ` (partial: lines from ${shortDate(e.oldestLine)} on)`;
@@ -135,19 +167,23 @@ function exceptionsTable(p: ProductFigures): TableView[] {
     ['This week', 'right'],
     ['Last week', 'right'],
   ];
-  return [table(`Most frequent exceptions${partial}`, cols, rows, 'No exceptions this week.')];
+  return [table('exceptions', `Most frequent exceptions${partial}`, cols, rows, 'No exceptions this week.')];
 }
 
-/** Tables in section order: activity, churn, engagement, top events, versions, countries, exceptions. */
-export function productTables(p: ProductFigures): TableView[] {
-  return [
+/**
+ * Tables in section order: activity, churn, engagement, top events, versions, countries, exceptions; each with its
+ * anchor `<section anchor>-<table>` in the full report.
+ */
+export function productTables(p: ProductFigures, anchor: string): TableView[] {
+  const tables = [
     ...activityTable(p),
     ...retentionTable(p),
     ...churnTables(p),
     ...usageTables(p),
     ...eventsTable(p),
-    ...shareTable('Versions', 'Version', p.versions, (v) => v),
-    ...shareTable('Top countries', 'Country', p.countries, countryName),
+    ...shareTable('versions', 'Versions', 'Version', p.versions, (v) => v),
+    ...shareTable('countries', 'Top countries', 'Country', p.countries, countryName),
     ...exceptionsTable(p),
   ];
+  return tables.map(({ slug, ...t }) => ({ id: `${anchor}-${slug}`, ...t }));
 }
