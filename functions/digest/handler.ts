@@ -5,8 +5,12 @@
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import { digestRuntime, type LambdaContext } from '../../src/app/runtime/digest.ts';
+import { initChartRenderer } from '../../src/charts/index.ts';
 import { runDigest } from '../../src/jobs/digest/run-digest.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
+
+// While the container starts, not in the first run; a failure surfaces in the run that draws a chart.
+initChartRenderer().catch(() => {});
 
 /** An EventBridge scheduled event may carry `{ "detail": { "digestIds": [...], "week": "2026-W46" } }` for reruns. */
 interface DigestEvent {

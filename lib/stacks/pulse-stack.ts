@@ -14,6 +14,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { PLACEHOLDER_USER_NAME } from '../../src/adapters/aws/secrets.ts';
+import { CHART_ASSET_FILES } from '../../src/charts/assets.ts';
 import {
   type ArchiveConfig,
   DEFAULT_ARCHIVE_PREFIX,
@@ -49,6 +50,9 @@ import {
 } from './job-schedules.ts';
 import { acknowledge, nagText } from './nag.ts';
 import { copierConcurrency } from './session-budget.ts';
+
+/** The folder of the digest bundle that holds the chart renderer's wasm and fonts. */
+const CHART_ASSETS = 'chart-assets';
 
 export interface PulseStackProps extends StackProps {
   /**
@@ -310,10 +314,15 @@ export class PulseStack extends Stack {
       job: 'digest',
       ...digestTiming(config),
       alarmTopic: this.alarmTopic,
-      ...this.withTemplates(this.jobSetup('digest')),
+      ...this.withChartAssets(this.withTemplates(this.jobSetup('digest'))),
       assets: {
         'build/templates/digest.html': 'templates/digest.html',
+        'build/templates/digest-report.html': 'templates/digest-report.html',
         'build/templates/failure-notice.html': 'templates/failure-notice.html',
+        // The chart renderer's wasm and fonts ship beside the JS, not inlined into it (docs/aws.md "Digest charts").
+        ...Object.fromEntries(
+          Object.entries(CHART_ASSET_FILES).map(([name, from]) => [from, `${CHART_ASSETS}/${name}`]),
+        ),
       },
     });
     this.reportingServiceSecret.grantRead(job.fn);
@@ -365,6 +374,10 @@ export class PulseStack extends Stack {
 
   private withTemplates(setup: ReturnType<PulseStack['jobSetup']>) {
     return { ...setup, environment: { ...setup.environment, PULSE_TEMPLATES_DIR: '/var/task/templates' } };
+  }
+
+  private withChartAssets(setup: ReturnType<PulseStack['jobSetup']>) {
+    return { ...setup, environment: { ...setup.environment, PULSE_CHART_ASSETS_DIR: `/var/task/${CHART_ASSETS}` } };
   }
 
   /**

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_DIR, buildTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
 import { loadTemplate, TemplateMissingError, templatesDir } from '../../src/render/compiled-templates.ts';
 import { renderDigestEmail } from '../../src/render/digest-email.ts';
+import { EMAIL_HIGHLIGHTS } from '../../src/render/digest-model.ts';
 import { renderFailureNotice } from '../../src/render/failure-notice.ts';
 import { HOSTILE, hostileView, sampleView } from './sample-views.ts';
 
@@ -30,72 +31,82 @@ describe('digest HTML', () => {
     expect(html).not.toContain('[[');
     expect(html).not.toContain(']]');
     expect(html).toContain('<!--[if mso | IE]>');
-    expect(html).not.toMatch(/fonts\.googleapis|<link /);
+    expect(html).not.toMatch(/fonts\.googleapis|<link |<svg/);
   });
 
-  it('shows title, week, highlights, one section per product with KPIs, charts and tables', () => {
+  it('is the summary: the week, the first highlights, a headline row per product, then one block per product', () => {
     const view = sampleView();
+    view.highlights.push('Fifth.', 'Sixth.', 'Seventh.');
     const { html } = render(view);
     expect(html).toMatch(/<h1 [^>]*>Weekly product digest<\/h1>/);
     expect(html).toContain('Week 46 · 9–15 Nov 2026');
-    for (const h of view.highlights) expect(html).toContain(`>${h}</li>`);
-    for (const p of view.products) expect(html).toContain(`>${p.name}</h2>`);
-    expect(count(html, 'Summary of all products')).toBe(1);
-    expect(count(html, 'class="kpi-label"')).toBe(12);
-    expect(html).toContain('+18.0% vs last week · +9.7% vs 4-week avg');
-    expect(count(html, '<img ')).toBe(3);
-    // The total's table has 4 columns; each product shows 3 tables of 3 (version adoption is empty: no header).
-    expect(count(html, '<th ')).toBe(4 + 2 * (3 + 3 + 3));
-    expect(html).toContain('>No version adoption this week.</p>');
+    for (const h of view.highlights.slice(0, EMAIL_HIGHLIGHTS)) expect(html).toContain(`>${h}</li>`);
+    expect(html).not.toContain('>Sixth.</li>');
+    expect(html).toContain('>2 more changes in the full report</a>');
+    // The headline: the total and each product, linked to its section of the full report.
+    for (const row of view.headline.rows) expect(html).toContain(`#${row.anchor}" class="link"`);
+    expect(html).toContain('75,793<br><span class="pulse-bad hl-change" style="');
+    // Blocks for the products, not for the total (its figures are the headline's first row).
+    const products = view.products.filter((p) => !p.isTotal);
+    for (const p of products) {
+      expect(html).toContain(`>${p.name}</h2>`);
+      expect(html).toContain(`>Full report for ${p.name} &#8594;</a>`);
+      expect(html).toContain(`>${p.notable}</p>`);
+    }
+    expect(html).not.toContain('>All products</h2>');
+    expect(count(html, 'class="kpi"')).toBe(4 * products.length);
+    expect(html).toContain('<br>+18.0% vs last week<br>+9.7% vs 4-week avg</td>');
+    expect(count(html, '<img ')).toBe(2 * products.length);
+    expect(html).toContain('<b>Top exception:</b> java.lang.IllegalStateException');
+    // No table of the full report is in the email.
+    expect(html).not.toContain('Most frequent exceptions');
   });
 
   it('marks trends with an arrow and a word, coloured by good/bad', () => {
     const { html } = render();
-    const trend = (value: string, tone: string, colour: string, arrow: string, word: string) => {
-      const span = `<span class="pulse-${tone}" style="color:${colour}">`;
-      expect(html).toContain(`${value} ${span}${arrow}</span>`);
-      expect(html).toContain(`${span}${word}</span>`);
-    };
-    trend('1,234', 'good', '#1a7f37', '▲', 'better');
-    trend('42,107', 'bad', '#c4281c', '▼', 'worse');
-    trend('311', 'bad', '#c4281c', '▲', 'worse');
-    trend('2.1%', 'neutral', '#5b6472', '▬', 'unchanged');
+    const kpi = (value: string, tone: string, colour: string, arrow: string, word: string) =>
+      expect(html).toContain(`>${value}</b><br><b class="pulse-${tone}" style="color:${colour}">${arrow} ${word}</b>`);
+    kpi('1,234', 'good', '#1a7f37', '▲', 'better');
+    kpi('42,107', 'bad', '#c4281c', '▼', 'worse');
+    kpi('311', 'bad', '#c4281c', '▲', 'worse');
+    kpi('61.0%', 'neutral', '#5b6472', '▬', 'unchanged');
   });
 
-  it('renders charts as cid images with alt text and width/height attributes, clamped to the layout', () => {
+  it('shows the email charts as cid images with alt text and width/height attributes, clamped to the layout', () => {
     const view = sampleView();
-    view.products[1]!.charts[0]!.width = 1104;
-    view.products[1]!.charts[0]!.height = 440;
+    const product = view.products[1]!;
+    product.charts[0]!.width = 1104;
+    product.charts[0]!.height = 440;
     const { html } = render(view);
     expect(html).toContain(
-      '<img src="cid:active-12345678901@pulse" alt="Active clients per week, last 12 weeks; this week 42,107 (−0.4%)" width="552" height="220" style="display:block;width:100%;max-width:552px;',
+      `<img src="cid:active-${product.id}.png" alt="${product.charts[0]!.alt}" width="552" height="220" class="chart"`,
     );
+    // Charts of the full report only (retention, versions, countries) stay out of the email.
+    expect(html).not.toContain(`cid:retention-${product.id}.png`);
   });
 
-  it('right-aligns numeric columns and stripes rows', () => {
-    const { html } = render();
-    expect(html).toMatch(/<td class="td" align="right" style="[^"]*white-space:nowrap">183,220<\/td>/);
-    expect(html).toMatch(/<td class="td" align="left" style="[^"]*white-space:normal">Project opened<\/td>/);
-    expect(html).toContain('<tr class="pulse-zebra" bgcolor="#f4f6f9" style="background-color:#f4f6f9">');
-  });
-
-  it('leaves out the banner, highlights and link when the view has none', () => {
+  it('leaves out the banner, highlights and links when the view has none', () => {
     const plain = render(sampleView({ banner: null, highlights: [], viewInBrowserUrl: null })).html;
     expect(plain).not.toContain('role="alert"');
     expect(plain).not.toContain('What changed');
     expect(plain).not.toContain('View in browser');
+    expect(plain).not.toContain('Full report for');
     const full = render(sampleView({ banner: 'Data incomplete: exception lines missing' })).html;
     expect(full).toContain('<div role="alert">&#9888; Data incomplete: exception lines missing</div>');
-    expect(full).toContain('What changed');
     expect(full).toContain(
-      '<a href="https://pulse-archive.example.com/digests/weekly/2026-W46/index.html?sig=abc123&amp;x=1" class="link"',
+      '<a href="https://pulse-archive.example.com/digests/weekly/2026-W46/index.html?sig=abc123&amp;x=1#product-12345678901" class="link"',
     );
   });
 
-  it('a single-product digest has no summary section', () => {
-    const view = sampleView();
-    view.products = [view.products[1]!];
-    expect(render(view).html).not.toContain('Summary of all products');
+  it("links a local run's full report on disk", () => {
+    const { html } = render(sampleView({ viewInBrowserUrl: 'file:///home/me/.pulse/outbox/digest-w.html' }));
+    expect(html).toContain('href="file:///home/me/.pulse/outbox/digest-w.html#product-12345678901"');
+  });
+
+  it('a single-product digest has one headline row and one block', () => {
+    const { html } = render(sampleView({}, 1));
+    expect(count(html, 'hl-name')).toBe(1);
+    expect(count(html, 'class="h2"')).toBe(2); // "What changed" and the product
   });
 
   it('escapes hostile values everywhere and drops a javascript: link', () => {
@@ -108,52 +119,38 @@ describe('digest HTML', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('&quot;&gt;&lt;img src=x onerror=alert(1)&gt;');
     expect(html).toContain('<a href="#" class="link"');
-    expect(html).toContain('src="cid:x&quot; onerror=&quot;alert(1)"');
   });
 });
 
 describe('digest text part', () => {
-  it('has the title, week, banner, highlights, KPIs, chart headlines, aligned tables and the link', () => {
+  it('carries the same figures: week, banner, highlights, headline, KPIs, chart numbers, exception, links', () => {
     const view = sampleView({ banner: 'Data incomplete: exception lines missing' });
     const { text } = render(view);
     expect(text.startsWith('Weekly product digest\nWeek 46 · 9–15 Nov 2026\n=======================\n')).toBe(true);
     expect(text).toContain('!! Data incomplete: exception lines missing');
     expect(text).toContain(`What changed\n------------\n- ${view.highlights[0]}`);
-    expect(text).toContain('All products (summary of all products)');
-    expect(text).toContain('Lost clients: 311 ▲ worse\n  +18.0% vs last week · +9.7% vs 4-week avg');
-    expect(text).toContain('Churn rate: 2.1% ▬ unchanged');
-    expect(text).toContain('Chart: Active clients per week, last 12 weeks; this week 42,107 (−0.4%)');
     expect(text).toContain(
-      [
-        'Top events',
-        'Event                                                       Count  Share',
-        '--------------------------------------------------------  -------  -----',
-        'Project opened                                            183,220  31.4%',
-        'Export finished (PDF, high quality, with embedded fonts)   92,004  15.8%',
-      ].join('\n'),
+      '- All products: Active clients 75,793 (−0.4%, worse) · New clients 2,221 (+12.5%, better) · Lost clients 560 (+18.0%, worse)',
     );
-    expect(text).toContain('Version adoption\nNo version adoption this week.');
+    expect(text).toContain('Lost clients: 311 ▲ worse\n  +18.0% vs last week\n  +9.7% vs 4-week avg');
+    expect(text).toContain('Still engaged after 8 weeks: 61.0% ▬ unchanged');
+    const product = view.products[1]!;
+    expect(text).toContain(`Chart: ${product.charts[0]!.alt}`);
+    expect(text).toContain(`Top exception: ${product.topException}`);
     expect(text).toContain(
-      'View in browser: https://pulse-archive.example.com/digests/weekly/2026-W46/index.html?sig=abc123&x=1',
+      'Full report: https://pulse-archive.example.com/digests/weekly/2026-W46/index.html?sig=abc123&x=1#product-12345678901',
+    );
+    expect(text).toContain(
+      'Full report in your browser: https://pulse-archive.example.com/digests/weekly/2026-W46/index.html?sig=abc123&x=1',
     );
     expect(text.trimEnd().endsWith('Generated 2026-11-16 08:00 Europe/Berlin by Pulse')).toBe(true);
-  });
-
-  it('lists a table too wide for 78 columns row by row', () => {
-    const { text } = render();
-    expect(text).toContain(
-      '- Exception: System.IO.FileNotFoundException: C:\\Users\\Public\\Documents\\AcmeStudio\\Templates\\default.tpl\n  Clients: 31\n  Count: 77',
-    );
-    expect(text).toContain('United Kingdom of Great Britain and Northern Ireland   4,730   −0.8%');
-    for (const line of text.split('\n').filter((l) => !l.startsWith('- ') && !l.startsWith('  ')))
-      expect([...line].length, line).toBeLessThanOrEqual(100);
   });
 
   it('keeps hostile text literal and leaves out an unsafe link', () => {
     const { text } = render(hostileView());
     expect(text).toContain(HOSTILE.script);
     expect(text).toContain(HOSTILE.imgOnError);
-    expect(text).not.toContain('View in browser');
+    expect(text).not.toContain('Full report');
     expect(text).not.toContain('javascript:');
   });
 });
@@ -162,6 +159,7 @@ describe('compiled templates on disk', () => {
   it('the build writes one HTML file per top-level template, none for partials', async () => {
     const written = await buildTemplates(TEMPLATES_DIR, dir);
     expect(written.map((f) => f.slice(dir.length + 1)).sort()).toEqual([
+      'digest-report.html',
       'digest.html',
       'failure-notice.html',
       'license-alert.html',
@@ -214,6 +212,8 @@ function sampleViewModelStub() {
     preview: 'p',
     banner: null,
     highlights: [],
+    moreHighlights: null,
+    headline: { columns: [], rows: [] },
     products: [],
     viewInBrowserUrl: null,
     footer: 'f',
