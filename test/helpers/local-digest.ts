@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import { ConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { type LocalPeers, startLocalPeers } from '../../src/adapters/local/local-peers.ts';
 import { reportingClientFor } from '../../src/app/service-client.ts';
-import { CHART_CHROME, decodePng, isBlank } from '../../src/charts/index.ts';
+import { decodePng, isBlank } from '../../src/charts/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
 import type { DigestPorts } from '../../src/jobs/digest/run-digest.ts';
@@ -144,7 +144,7 @@ export const cidReferences = (html: string): string[] =>
 /**
  * The digest's MIME contract: multipart/alternative of a text part and a multipart/related holding the HTML and the
  * inline PNGs; every image is referenced by `cid:` in the HTML and every reference has its image; each image is a
- * valid PNG with ink beyond the chart chrome.
+ * valid PNG that shows data (not only text and gridlines).
  */
 export function expectWellFormedDigest(mail: ReceivedMail): void {
   const tree = mimeTree(mail.raw);
@@ -171,7 +171,7 @@ export function expectWellFormedDigest(mail: ReceivedMail): void {
     expect(a.related).toBe(true);
     const png = new Uint8Array(a.content);
     expect(decodePng(png).width).toBeGreaterThan(0);
-    expect(isBlank(png, { ignore: CHART_CHROME }), `${a.cid} is blank`).toBe(false);
+    expect(isBlank(png), `${a.cid} is blank`).toBe(false);
   }
   // Nothing remote or scripted: images travel with the message.
   expect(html).not.toMatch(/<script|src=["']https?:|src=["']data:/i);

@@ -128,15 +128,17 @@ describe('hostile values in a browser', () => {
     expect(dom.handlers).toEqual([]);
     expect(dom.jsUrls).toEqual([]);
     expect(dom.link).toBe('#');
-    // Only the three chart images; the hostile cid stays inside the src value.
-    expect(dom.imgs).toHaveLength(3);
-    expect(dom.imgs[1]).toEqual({ src: 'cid:x" onerror="alert(1)', alt: HOSTILE.imgOnError });
+    // Only the charts of the three product blocks, each a cid image; the hostile alt text stays an attribute value.
+    expect(dom.imgs).toHaveLength(6);
+    for (const img of dom.imgs) expect(img.src).toMatch(/^cid:[a-z-]+-\d+\.png$/);
+    expect(dom.imgs[0]!.alt).toBe(HOSTILE.imgOnError);
     expect(dom.title).toBe(`${HOSTILE.script} · ${HOSTILE.imgOnError}`);
     for (const literal of [
       HOSTILE.script,
       HOSTILE.imgOnError,
       HOSTILE.singleQuote,
       `Data incomplete: ${HOSTILE.script}`,
+      HOSTILE.long,
     ])
       expect(dom.text).toContain(literal);
   });
@@ -145,7 +147,7 @@ describe('hostile values in a browser', () => {
 describe('layout', () => {
   it.each([375, 800])('the sample digest fits a %i px viewport; screenshot saved', async (width) => {
     const { page } = await open(renderDigestEmail(sampleView(), digestHtml).html, width);
-    expect(await fillCidImages(page)).toBe(3);
+    expect(await fillCidImages(page)).toBe(6);
     const result = await overflow(page);
     await page.screenshot({ path: join(ARTIFACTS, `digest-${width}.png`), fullPage: true });
     await page.close();
