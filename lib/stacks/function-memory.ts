@@ -5,6 +5,11 @@
 export const FUNCTION_MEMORY_MB = {
   /** A batch of four daily exports in flight; memory buys network and CPU for hashing as well. */
   archiveCopy: 1024,
+  /**
+   * The digest compiles the chart renderer's 2.4 MB wasm at init and rasterises a dozen charts per run: Lambda's CPU
+   * share grows with memory, and 1024 MB (about 0.6 vCPU) keeps init and rendering near what bench/ measures.
+   */
+  digest: 1024,
   /** Peak ~250 MB over a 1M-key registry (bench/RESULTS.md "License registry"); the rest buys CPU for a long run. */
   licenseAlerts: 1024,
 } as const;

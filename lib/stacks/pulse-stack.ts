@@ -314,6 +314,7 @@ export class PulseStack extends Stack {
       job: 'digest',
       ...digestTiming(config),
       alarmTopic: this.alarmTopic,
+      memorySize: FUNCTION_MEMORY_MB.digest,
       ...this.withChartAssets(this.withTemplates(this.jobSetup('digest'))),
       assets: {
         'build/templates/digest.html': 'templates/digest.html',

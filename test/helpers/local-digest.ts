@@ -17,10 +17,9 @@ import type { PulseConfig } from '../../src/config/schema.ts';
 import type { DigestPorts } from '../../src/jobs/digest/run-digest.ts';
 import { type Clock, fixedClock } from '../../src/ports/clock.ts';
 
-/** A Monday: the emulator's today, so week 2026-W47 (16–22 Nov) has just ended and W48 is the current week. */
-export const DIGEST_TODAY = '2026-11-23';
-export const LAST_WEEK = '2026-W47';
-export const CURRENT_WEEK = '2026-W48';
+import { DIGEST_TODAY } from './digest-dates.ts';
+
+export { CURRENT_WEEK, DIGEST_TODAY, LAST_WEEK } from './digest-dates.ts';
 /** Monday 10:00 UTC: after the default 08:00 UTC send time. */
 export const AFTER_SEND = fixedClock(`${DIGEST_TODAY}T10:00:00Z`);
 

@@ -16,7 +16,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import { type PreparedDigest, prepareDigest } from '../../src/jobs/digest/prepare.ts';
 import { messageFor } from '../../src/jobs/digest/run-digest.ts';
 import { parseIsoWeek } from '../../src/jobs/digest/week.ts';
-import { DIGEST_TODAY, LAST_WEEK } from './local-digest.ts';
+import { DIGEST_TODAY, LAST_WEEK } from './digest-dates.ts';
 
 const NAMES = [
   'Example Desktop',
