@@ -26,7 +26,8 @@ mkdirSync(join(DIR, 'templates'), { recursive: true });
 mkdirSync(join(DIR, 'chart-assets'), { recursive: true });
 const jsKb = await bundleLikeLambda(join(ROOT, 'bench/digest-init-entry.ts'), join(DIR, 'index.mjs'));
 for (const t of TEMPLATES) copyFileSync(join(ROOT, `build/templates/${t}.html`), join(DIR, `templates/${t}.html`));
-for (const [name, from] of Object.entries(CHART_ASSET_FILES)) copyFileSync(join(ROOT, from), join(DIR, 'chart-assets', name));
+for (const [name, from] of Object.entries(CHART_ASSET_FILES))
+  copyFileSync(join(ROOT, from), join(DIR, 'chart-assets', name));
 
 /** Every file of the asset (the source map too: the construct ships it), as the CDK zips it. */
 const files: Record<string, Uint8Array> = {};

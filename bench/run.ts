@@ -1,15 +1,22 @@
 /**
  * `npm run bench`: the emulator's, the client's, the weekly digest's, the export archive's and the license jobs'
  * performance targets, measured in one run. Every measurement runs in its own child process (bench/child.ts,
- * client.ts, render.ts, charts.ts, bundle.ts, digest.ts, archive-copy.ts, client-export.ts, license-sync.ts,
+ * client.ts, render.ts, charts.ts, bundle.ts, digest-function.ts, digest-email.ts, digest.ts, archive-copy.ts, client-export.ts, license-sync.ts,
  * license-registry.ts) so timings and resident memory are clean.
  * Prints a table and writes bench/RESULTS.md with medians and their ratio to each target (ratio ≤ 1 = target met).
  */
+
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type ArchiveCopyResult, archiveNotes, archiveRows, type ClientExportResult } from './archive-results.ts';
+import {
+  type DigestEmailResult,
+  type DigestFunctionResult,
+  digestEmailNotes,
+  digestEmailRows,
+} from './digest-email-results.ts';
 import type { LicenseRegistryResult } from './license-registry.ts';
 import { licenseRegistryNotes } from './license-results.ts';
 import { type LicenseSyncResult, licenseSyncNotes, licenseSyncRows } from './license-sync-results.ts';
@@ -97,6 +104,10 @@ log('charts: each kind, 200 renders…');
 const charts = runScript<ChartsResult>(script('charts'));
 log('digest Lambda bundle (esbuild, minified)…');
 const bundle = runScript<BundleResult>(script('bundle'));
+log('digest function as shipped: bundle, zip, module and renderer init…');
+const digestFunction = runScript<DigestFunctionResult>(script('digest-function'));
+log('digest email: HTML part of real 1-, 3- and 10-product digests…');
+const digestEmail = runScript<DigestEmailResult>(script('digest-email'));
 log('10-product digest with +100 ms per report call, concurrent against one after another (about a minute)…');
 const digest = runScript<DigestResult>(script('digest'));
 log('export archive: 1 GiB ZIP, copy against a raw pipe, and the copy of 100 MiB (about 3½ minutes)…');
@@ -193,6 +204,7 @@ const rows: Row[] = [
     target: digest.targetRatio,
     detail: `${digest.calls} calls; ${digest.concurrency} in flight ${digest.concurrentMs} ms, one after another ${digest.sequentialMs} ms; median of ${digest.rounds.length} rounds; ${digest.failedCalls.concurrent + digest.failedCalls.sequential} failed calls`,
   },
+  ...digestEmailRows(digestFunction, digestEmail),
   ...archiveRows(archiveCopy, clientExport),
   ...licenseSyncRows(licenseSync),
 ];
@@ -248,7 +260,7 @@ HTTP with keep-alive:
 Client results: overhead ${cl.overhead.overheadMs} ms at p50 (client ${cl.overhead.clientP50Ms} ms, raw fetch ${cl.overhead.rawP50Ms} ms);
 concurrency ratio per round: ${cl.concurrency.rounds.map((r) => r.ratio.toFixed(2)).join(', ')}.
 
-${digestNotes(render, charts, bundle, digest)}
+${digestNotes(render, charts, bundle, digest)}${digestEmailNotes(digestFunction, digestEmail)}
 ${archiveNotes(archiveCopy, clientExport)}
 ${licenseSyncNotes(licenseSync)}
 ${licenseRegistryNotes(licenseRegistry)}`,
