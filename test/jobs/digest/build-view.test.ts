@@ -1,6 +1,9 @@
-/** buildDigestView: en-US text, deltas and good/bad flags, aligned tables, deterministic charts with headline alt. */
+/**
+ * buildDigestView: en-US text, deltas and good/bad flags, the headline table, each section's lead sentence, top
+ * exception, anchors and the email's charts, aligned tables with ids, deterministic charts whose alt text has the numbers.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHART_CHROME, isBlank, renderChart } from '../../../src/charts/index.ts';
+import { isBlank, renderChart } from '../../../src/charts/index.ts';
 import { type BuiltDigest, buildDigestView, kpiOf } from '../../../src/jobs/digest/build-view.ts';
 import type { DigestData } from '../../../src/jobs/digest/data.ts';
 import { computeFigures, type DigestFigures, metricFigure } from '../../../src/jobs/digest/figures.ts';
@@ -13,7 +16,12 @@ let data: DigestData;
 let figures: DigestFigures;
 let built: BuiltDigest;
 const generatedAt = new Date('2026-11-16T07:00:00Z');
-const buildOpts = { title: 'Weekly executive digest', generatedAt, timeZone: 'Europe/Berlin' };
+const buildOpts = {
+  title: 'Weekly executive digest',
+  generatedAt,
+  timeZone: 'Europe/Berlin',
+  notable: { notableChangePercent: 10 },
+};
 
 beforeAll(async () => {
   peer = await startDigestPeer();
@@ -56,7 +64,7 @@ describe('buildDigestView', () => {
       expect(active.delta).toMatch(
         /^([+-]\d+\.\d%|0\.0%|n\/a) vs last week · ([+-]\d+\.\d%|0\.0%|n\/a) vs 4-week avg$/,
       );
-      expect(view.kpis.map((k) => k.label).slice(0, 3)).toEqual(['New clients', 'Active clients', 'Lost clients']);
+      expect(view.kpis.map((k) => k.label).slice(0, 3)).toEqual(['Active clients', 'New clients', 'Lost clients']);
     }
     expect(kpiOf('active', metricFigure([1000, 1000, 1000, 1000, 1204]))).toEqual({
       label: 'Active clients',
@@ -95,7 +103,36 @@ describe('buildDigestView', () => {
     expect(titles).toEqual(expect.arrayContaining(['Clients per week', 'Versions', 'Top countries']));
   });
 
-  it('names charts deterministically and puts the headline number in the alt text', () => {
+  it('has a headline row per section with each activity figure and its week-over-week change', () => {
+    const { headline, products } = built.view;
+    expect(headline.columns).toEqual(['Active clients', 'New clients', 'Lost clients']);
+    expect(headline.rows.map((r) => [r.name, r.anchor, r.isTotal])).toEqual(
+      products.map((p) => [p.name, p.anchor, p.isTotal]),
+    );
+    const fig = figures.products[0]!.activity!;
+    const row = headline.rows[1]!;
+    expect(row.anchor).toBe(`product-${peer.productIds[0]}`);
+    expect(row.cells[0]!.value).toBe(fig.active.value.toLocaleString('en-US'));
+    expect(row.cells[2]!.change).toMatch(/^([+-]\d+\.\d%|0\.0%|n\/a)$/);
+    expect(headline.rows[0]!.anchor).toBe('all-products');
+  });
+
+  it('gives each section a lead sentence, its top exception, anchored tables and the email its two charts', () => {
+    for (const p of built.view.products) {
+      expect(p.emailCharts).toEqual([`active-${p.id}.png`, `new-lost-${p.id}.png`]);
+      const ids = p.tables.map((t) => t.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const id of ids) expect(id).toMatch(new RegExp(`^${p.anchor}-[a-z-]+$`));
+    }
+    const first = built.view.products[1]!;
+    const top = figures.products[0]!.exceptions!.top[0]!;
+    expect(first.topException).toContain(`${top.count.toLocaleString('en-US')} this week`);
+    expect(first.topException).toContain(top.type);
+    expect(first.notable).not.toBeNull();
+    expect(first.tables.map((t) => t.id)).toContain(`${first.anchor}-exceptions`);
+  });
+
+  it('names charts deterministically and puts the numbers in the alt text', () => {
     const [total, first] = built.view.products;
     const cids = built.view.products.flatMap((p) => p.charts.map((c) => c.cid));
     expect(new Set(cids).size).toBe(cids.length);
@@ -103,7 +140,10 @@ describe('buildDigestView', () => {
     for (const p of built.view.products)
       for (const c of p.charts) expect(c.cid).toMatch(new RegExp(`^[a-z-]+-${p.id}\\.png$`));
     const active = first!.charts.find((c) => c.cid === `active-${peer.productIds[0]}.png`)!;
-    expect(active.alt).toContain(`this week ${figures.products[0]!.activity!.active.value.toLocaleString('en-US')}`);
+    const series = figures.products[0]!.activity!.series;
+    // Every week's value, so a reader without images still has the chart.
+    for (const w of series) expect(active.alt).toContain(w.active.toLocaleString('en-US'));
+    expect(active.alt).toContain('(this week');
     expect(total!.charts.find((c) => c.cid === 'active-total.png')!.alt).toContain(
       figures.total!.activity!.active.value.toLocaleString('en-US'),
     );
@@ -112,11 +152,11 @@ describe('buildDigestView', () => {
     expect(again).toEqual(built);
   });
 
-  it('gives chart specs the chart renderer draws, none of them blank, at the size the view states', () => {
+  it('gives chart specs the chart renderer draws, none of them blank, at the size the view states', async () => {
     const sizes = new Map(built.view.products.flatMap((p) => p.charts.map((c) => [c.cid, c] as const)));
     for (const { cid, spec } of built.charts) {
-      const png = renderChart(spec);
-      expect(isBlank(png.png, { ignore: CHART_CHROME })).toBe(false);
+      const png = await renderChart(spec);
+      expect(isBlank(png.png)).toBe(false);
       expect([png.width, png.height]).toEqual([sizes.get(cid)!.width, sizes.get(cid)!.height]);
     }
   });
