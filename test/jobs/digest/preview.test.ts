@@ -5,8 +5,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ReportFolder } from '../../../src/adapters/local/report-folder.ts';
 import { EmlFileWriter } from '../../../src/adapters/mail/eml-file-writer.ts';
 import { digestLedgerKey } from '../../../src/jobs/digest/deliver.ts';
 import { previewDigest } from '../../../src/jobs/digest/preview.ts';
@@ -42,8 +44,10 @@ afterAll(async () => {
   await rm(outDir, { recursive: true, force: true });
 });
 
-const writerIn = (dir: string) =>
-  new EmlFileWriter(dir, (m) => `${m.headers?.['X-Pulse-Digest']}-${m.headers?.['X-Pulse-Week']}`);
+const writerIn = (dir: string) => ({
+  writer: new EmlFileWriter(dir, (m) => `${m.headers?.['X-Pulse-Digest']}-${m.headers?.['X-Pulse-Week']}`),
+  pages: new ReportFolder(dir),
+});
 
 async function expectNoState(): Promise<void> {
   for (const week of [LAST_WEEK, CURRENT_WEEK])
@@ -55,14 +59,14 @@ async function expectNoState(): Promise<void> {
   expect(archived).toEqual([]);
 }
 
-it('writes the message as .eml and its HTML as .html, touching neither ledger nor archive nor mailbox', async () => {
+it('writes the message as .eml, its HTML as .html and the full report beside them, touching neither ledger nor archive nor mailbox', async () => {
   const dir = join(outDir, 'plain');
-  const writer = writerIn(dir);
-  const result = await previewDigest(env.config, env.ports(), { writer });
+  const result = await previewDigest(env.config, env.ports(), writerIn(dir));
   expect(result).toMatchObject({ job: 'digest', ok: true, counts: { previewed: 1, sent: 0 }, errors: [] });
   // File names are made safe (lower case, no separators) by the writer.
   const base = join(dir, `weekly-${LAST_WEEK.toLowerCase()}`);
-  expect(result.outputs.sort()).toEqual([`${base}.eml`, `${base}.html`]);
+  const report = join(dir, `digest-weekly-${LAST_WEEK.toLowerCase()}.html`);
+  expect(result.outputs.sort()).toEqual([report, `${base}.eml`, `${base}.html`].sort());
 
   const raw = await readFile(`${base}.eml`, 'utf8');
   const parsed = await simpleParser(raw, { keepCidLinks: true });
@@ -70,29 +74,35 @@ it('writes the message as .eml and its HTML as .html, touching neither ledger no
   expect(parsed.subject).toContain('Preview digest · Week 47');
   expect(parsed.to).toMatchObject({ text: RECIPIENTS[0] });
   expect(await readFile(`${base}.html`, 'utf8')).toBe(parsed.html);
-  // Nothing archived, so nothing to view in a browser.
-  expect(parsed.text).not.toContain('View in browser');
+  // The email links the report on disk: nothing is archived in a preview.
+  expect(parsed.text).toContain(`Full report in your browser: ${pathToFileURL(report).href}`);
+  expect(parsed.html).toContain(`href="${pathToFileURL(report).href}#product-`);
+  expect(await readFile(report, 'utf8')).toContain('data:image/png;base64,');
 
   await expectNoState();
   expect(env.peers.sink.messages()).toEqual([]);
 });
 
 it('shows what the guard would hold as the "data incomplete" banner and reports it', async () => {
-  const writer = writerIn(join(outDir, 'incomplete'));
-  const result = await previewDigest(env.config, env.ports(), { writer, week: CURRENT_WEEK });
+  const result = await previewDigest(env.config, env.ports(), {
+    ...writerIn(join(outDir, 'incomplete')),
+    week: CURRENT_WEEK,
+  });
   expect(result).toMatchObject({ ok: false, counts: { previewed: 1, sent: 0 } });
   expect(result.errors.join('\n')).toContain(
     `weekly ${CURRENT_WEEK} would be held: week ${CURRENT_WEEK} is not complete`,
   );
-  const html = await readFile(result.outputs.find((p) => p.endsWith('.html'))!, 'utf8');
+  const html = await readFile(result.outputs.find((p) => p.endsWith('.html') && !p.includes('/digest-'))!, 'utf8');
   expect(html).toContain(`Data incomplete: week ${CURRENT_WEEK} is not complete`);
   await expectNoState();
   expect(env.peers.sink.messages()).toEqual([]);
 });
 
 it('with sendTo, sends exactly one copy, to that address only', async () => {
-  const writer = writerIn(join(outDir, 'send-to'));
-  const result = await previewDigest(env.config, env.ports(), { writer, sendTo: 'reviewer@example.com' });
+  const result = await previewDigest(env.config, env.ports(), {
+    ...writerIn(join(outDir, 'send-to')),
+    sendTo: 'reviewer@example.com',
+  });
   expect(result).toMatchObject({ ok: true, counts: { previewed: 1, sent: 1 } });
   const mails = await env.mails();
   expect(mails.map((m) => m.to)).toEqual(['reviewer@example.com']);

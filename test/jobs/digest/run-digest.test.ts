@@ -127,16 +127,21 @@ describe('a full run', () => {
     }
   });
 
-  it('links "View in browser" to the archived page, which shows the archived images', async () => {
+  it('links "View in browser" and each product block to the archived full report, which carries every chart', async () => {
     const link = `${env.peers.s3Endpoint}/${env.peers.bucket}/${base}index.html`;
     for (const m of mails) {
       expect(htmlOf(m)).toContain(`href="${link}"`);
-      expect(textOf(m)).toContain(`View in browser: ${link}`);
+      expect(htmlOf(m)).toContain(`href="${link}#product-${DESKTOP}"`);
+      expect(textOf(m)).toContain(`Full report in your browser: ${link}`);
     }
     const page = await (await fetch(link)).text();
     expect(page).not.toContain('cid:');
+    expect(page).toContain(`id="product-${DESKTOP}"`);
     const image = mails[0]!.parsed.attachments[0]!;
-    expect(page).toContain(`src="${image.cid}"`);
+    expect(page).toContain(`data:image/png;base64,${image.content.toString('base64')}`);
+    // The email as sent is archived beside it, its images as sibling objects.
+    const email = await (await fetch(new URL('email.html', link))).text();
+    expect(email).toContain(`src="${image.cid}"`);
     const served = new Uint8Array(await (await fetch(new URL(image.cid!, link))).arrayBuffer());
     expect(Buffer.from(served).equals(image.content)).toBe(true);
   });
