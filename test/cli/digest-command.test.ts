@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONFIG } from '../../src/app/local-runtime.ts';
@@ -71,6 +72,12 @@ describe('pulse digest --local', () => {
     expect(result.outputs).toContain(`pulse/digests/exec-weekly/${week}/index.html`);
     const sent = await emlFiles(join(workDir, 'outbox'));
     expect(sent.map((f) => f.replace(/^.*-/, ''))).toEqual(['ceo@example.com.eml', 'cpo@example.com.eml']);
+    // The full report is on disk beside the emails, first in the outputs, and the emails link that file.
+    const report = join(workDir, 'outbox', `digest-exec-weekly-${week.toLowerCase()}.html`);
+    expect(result.outputs[0]).toBe(report);
+    expect(await readFile(report, 'utf8')).toContain('id="product-12345678901"');
+    const mail = await simpleParser(await readFile(join(workDir, 'outbox', sent[0]!)));
+    expect(mail.text).toContain(`Full report in your browser: ${pathToFileURL(report).href}`);
 
     const second = await pulse('digest', '--local', '--work-dir', workDir, '--config', utcConfig, '--json');
     expect(second.code).toBe(0);
@@ -78,15 +85,16 @@ describe('pulse digest --local', () => {
     expect(await emlFiles(join(workDir, 'outbox'))).toEqual(sent);
   });
 
-  it('--preview --out writes .html and .eml, prints their paths and sends nothing', async () => {
+  it('--preview --out writes .html, .eml and the full report, prints their paths and sends nothing', async () => {
     const workDir = join(tmp, 'preview');
     const out = join(tmp, 'preview-out');
     const r = await pulse('digest', '--local', '--work-dir', workDir, '--config', utcConfig, '--preview', '--out', out);
     expect(r.code).toBe(0);
     const written = (await readdir(out)).sort();
-    expect(written.map((f) => f.replace(/^.*\./, ''))).toEqual(['eml', 'html']);
+    expect(written.filter((f) => !f.startsWith('digest-')).map((f) => f.replace(/^.*\./, ''))).toEqual(['eml', 'html']);
+    expect(written.filter((f) => f.startsWith('digest-exec-weekly-'))).toHaveLength(1);
     for (const f of written) expect(r.stdout).toContain(join(out, f));
-    const parsed = await simpleParser(await readFile(join(out, written[0]!)));
+    const parsed = await simpleParser(await readFile(join(out, written.find((f) => f.endsWith('.eml'))!)));
     expect(parsed.subject).toContain('Weekly executive digest');
     expect(parsed.attachments.length).toBeGreaterThan(0);
     expect(await emlFiles(join(workDir, 'outbox'))).toEqual([]);
