@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHART_ASSET_FILES } from '../../../src/charts/assets.ts';
 import { signedIn } from '../../helpers/emulator-session.ts';
 import {
   type BundledPulse,
@@ -52,6 +53,10 @@ describe('the synthesized bundles', () => {
       expect(existsSync(join(fn.assetDir, 'pulse.config.json')), name).toBe(true);
     }
     expect(existsSync(join(pulse.functions.digest.assetDir, 'templates/digest.html'))).toBe(true);
+    expect(existsSync(join(pulse.functions.digest.assetDir, 'templates/digest-report.html'))).toBe(true);
+    // The chart renderer's wasm and fonts ship beside the digest's JS (docs/aws.md "Digest charts").
+    for (const name of Object.keys(CHART_ASSET_FILES))
+      expect(existsSync(join(pulse.functions.digest.assetDir, 'chart-assets', name)), name).toBe(true);
     expect(Object.keys(pulse.functions).sort()).toEqual(
       [
         'archive',
@@ -114,7 +119,10 @@ describe('digest', () => {
         .sort(),
     ).toEqual(['ceo@example.com', 'cpo@example.com']);
     expect(jobMetric(first)).toEqual([{ job: 'digest', JobFailed: 0 }]);
-    expect(await keys('pulse/digests/')).not.toEqual([]);
+    // The full report and the charts: the bundle's renderer read its wasm and fonts from chart-assets/.
+    const archived = await keys('pulse/digests/');
+    expect(archived.filter((k) => k.endsWith('/index.html'))).toHaveLength(1);
+    expect(archived.filter((k) => k.endsWith('.png')).length).toBeGreaterThan(4);
 
     const before = mailsTo().length;
     const again = await pulse.invoke('digest', [scheduled]);
