@@ -162,6 +162,7 @@ describe('compiled templates on disk', () => {
   it('the build writes one HTML file per top-level template, none for partials', async () => {
     const written = await buildTemplates(TEMPLATES_DIR, dir);
     expect(written.map((f) => f.slice(dir.length + 1)).sort()).toEqual([
+      'digest-report.html',
       'digest.html',
       'failure-notice.html',
       'license-alert.html',
