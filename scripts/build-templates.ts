@@ -1,8 +1,9 @@
 /**
  * `npm run build:templates`: compiles every templates/*.mjml (partials live in templates/partials/ and are pulled in
- * with mj-include) to build/templates/<name>.html. Strict MJML validation; any MJML error, or compiled output the
- * run-time templater cannot compile (a marker mjml mangled, a placeholder in the wrong HTML context), fails the build
- * with a non-zero exit code. This is the only place mjml is used: run time reads the compiled HTML.
+ * with mj-include) to build/templates/<name>.html, and copies every templates/*.html (plain web pages, not emails:
+ * the digest's full report) there without its source comments and indentation. Strict MJML validation; any MJML
+ * error, or output the run-time templater cannot compile (a marker mjml mangled, a placeholder in the wrong HTML
+ * context), fails the build with a non-zero exit code. This is the only place mjml is used: run time reads the HTML.
  */
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -56,15 +57,39 @@ export async function compileMjmlFile(file: string): Promise<string> {
   return html;
 }
 
+/** A block marker alone on its line (`<!--[[#each xs]]-->`): the line break after it would repeat with every item. */
+const MARKER_LINE_END = /(<!--\s*\[\[[^\]]*\]\]\s*-->)\n/g;
+
+/**
+ * A plain HTML template (a web page): source comments, each line's indentation, blank lines and the line breaks after
+ * block markers dropped, then checked by the templater like a compiled MJML file. Nothing else is touched, so what
+ * the source says is what the page is.
+ */
+export async function compileHtmlFile(file: string): Promise<string> {
+  const source = await readFile(file, 'utf8');
+  const html = source
+    .replace(SOURCE_COMMENT, '')
+    .replace(/^[ \t]+/gm, '')
+    .replace(MARKER_LINE_END, '$1')
+    .replace(/\n{2,}/g, '\n');
+  compileTemplate(html, basename(file, '.html'));
+  return html;
+}
+
+const TEMPLATE = /\.(mjml|html)$/;
+
 /** Compiles every top-level template; returns the written paths. */
 export async function buildTemplates(srcDir = TEMPLATES_DIR, outDir = BUILD_DIR): Promise<string[]> {
-  const names = (await readdir(srcDir)).filter((f) => f.endsWith('.mjml')).sort();
-  if (names.length === 0) throw new Error(`no .mjml templates in ${srcDir}`);
+  const names = (await readdir(srcDir)).filter((f) => TEMPLATE.test(f)).sort();
+  if (names.length === 0) throw new Error(`no .mjml or .html templates in ${srcDir}`);
+  const twice = names.find((n, i) => names.findIndex((m) => m.replace(TEMPLATE, '') === n.replace(TEMPLATE, '')) < i);
+  if (twice) throw new Error(`${twice}: another template in ${srcDir} has the same name`);
   await mkdir(outDir, { recursive: true });
   const written: string[] = [];
   for (const name of names) {
-    const html = await compileMjmlFile(join(srcDir, name));
-    const out = join(outDir, `${basename(name, '.mjml')}.html`);
+    const file = join(srcDir, name);
+    const html = name.endsWith('.mjml') ? await compileMjmlFile(file) : await compileHtmlFile(file);
+    const out = join(outDir, `${name.replace(TEMPLATE, '')}.html`);
     // Write then rename, so a test reading the file concurrently never sees half of it.
     const tmp = `${out}.${process.pid}.tmp`;
     await writeFile(tmp, html);

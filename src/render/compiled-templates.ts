@@ -1,14 +1,14 @@
 /**
- * Loads the HTML that `npm run build:templates` compiled from templates/*.mjml and compiles it for the templater,
- * once per process. Run time never touches mjml. `PULSE_TEMPLATES_DIR` points elsewhere (a Lambda bundle that ships
- * the compiled HTML next to its handler); callers may also pass the HTML itself.
+ * Loads the HTML that `npm run build:templates` compiled from templates/*.mjml (or copied from templates/*.html)
+ * and compiles it for the templater, once per process. Run time never touches mjml. `PULSE_TEMPLATES_DIR` points
+ * elsewhere (a Lambda bundle that ships the compiled HTML next to its handler); callers may also pass the HTML itself.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CompiledTemplate, compileTemplate } from './templater.ts';
 
-export type TemplateName = 'digest' | 'failure-notice' | 'license-alert' | 'license-report';
+export type TemplateName = 'digest' | 'digest-report' | 'failure-notice' | 'license-alert' | 'license-report';
 
 export class TemplateMissingError extends Error {
   override name = 'TemplateMissingError';

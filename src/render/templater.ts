@@ -8,6 +8,8 @@
  *                              file URLs pass, anything else becomes `#`.
  * - `[[css:path]]`             a CSS token, only inside a `style` attribute; anything beyond `[#a-zA-Z0-9.,% -]`
  *                              becomes empty (so a value can never close the declaration).
+ * - `href="#[[path]]"`         a link within the page: escaped text after a literal `#`, so it can only ever name a
+ *                              fragment of the same document (the full report's contents and section links).
  * - `[[#if path]]`, `[[#unless path]]`, `[[#each path]]`, `[[else]]`, `[[/if]]`, `[[/unless]]`, `[[/each]]` blocks.
  *   A block tag may be wrapped in an HTML comment (`<!--[[#each products]]-->`, placed with `<mj-raw>` between MJML
  *   sections); the comment goes with it.
@@ -34,6 +36,8 @@ const SAFE_SCHEMES = new Set(['http:', 'https:', 'cid:', 'file:']);
 
 /** The URL when its scheme is http, https, cid or file; `#` for anything else (javascript:, data:, relative, junk). */
 export function safeUrl(value: string): string {
+  // Also an inline PNG (the full report page carries its charts in itself): exactly this form, nothing else of data:.
+  if (DATA_PNG.test(value)) return value;
   let url: URL;
   try {
     url = new URL(value.trim());
@@ -43,6 +47,9 @@ export function safeUrl(value: string): string {
   if (!SAFE_SCHEMES.has(url.protocol)) return '#';
   return url.protocol === 'cid:' ? value.trim() : url.href;
 }
+
+/** `data:image/png;base64,` and base64 characters only: no other media type, parameter or percent-encoding. */
+const DATA_PNG = /^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/;
 
 const CSS_TOKEN = /^[#a-zA-Z0-9.,% -]*$/;
 
@@ -215,6 +222,8 @@ function contextKind(source: string, at: number, expr: string, fail: (at: number
   if (!attr) return fail(at, `[[${expr}]] must sit in a double-quoted attribute value`);
   const attrName = attr[1]!.toLowerCase();
   if (attrName.startsWith('on')) fail(at, `[[${expr}]] in an event handler attribute`);
+  // `href="#[[name]]"`: escaped text after a literal `#` is a fragment of this page, never a scheme.
+  if (attrName === 'href' && attr[2] === '#' && kind === 'text') return kind;
   const wants: Kind = attrName === 'href' || attrName === 'src' ? 'url' : attrName === 'style' ? 'css' : 'text';
   if (kind !== wants) fail(at, `[[${expr}]] does not fit a ${attrName} attribute (${wants} expected)`);
   if (kind === 'url' && attr[2] !== '') fail(at, `[[${expr}]] must be the whole ${attrName} value`);

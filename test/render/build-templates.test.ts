@@ -41,7 +41,28 @@ describe('build:templates', () => {
     await expect(buildTemplates(src, out)).rejects.toThrow(/does not fit a href attribute/);
   });
 
+  it('copies a plain HTML template without source comments and indentation, keeping the markers', async () => {
+    await writeFile(
+      join(src, 'page.html'),
+      '<!doctype html>\n<!-- a source comment -->\n<ul>\n  <!--[[#each xs]]-->\n  <li><a href="#[[id]]">[[.]]</a></li>\n\n  <!--[[/each]]-->\n</ul>\n',
+    );
+    await writeFile(join(src, 'mail.mjml'), mjml('<mj-text>[[x]]</mj-text>'));
+    const written = await buildTemplates(src, out);
+    expect(written.map((f) => f.slice(out.length + 1))).toEqual(['mail.html', 'page.html']);
+    expect(await readFile(join(out, 'page.html'), 'utf8')).toBe(
+      '<!doctype html>\n<ul>\n<!--[[#each xs]]--><li><a href="#[[id]]">[[.]]</a></li>\n<!--[[/each]]--></ul>\n',
+    );
+  });
+
+  it('fails when a plain HTML template breaks a templater rule, or two templates share a name', async () => {
+    await writeFile(join(src, 'page.html'), '<img src="[[src]]">');
+    await expect(buildTemplates(src, out)).rejects.toThrow(/page:1: .*does not fit a src attribute/);
+    await writeFile(join(src, 'page.html'), '<p>[[x]]</p>');
+    await writeFile(join(src, 'page.mjml'), mjml('<mj-text>[[x]]</mj-text>'));
+    await expect(buildTemplates(src, out)).rejects.toThrow(/page\.mjml: another template .* has the same name/);
+  });
+
   it('fails when there is nothing to build', async () => {
-    await expect(buildTemplates(src, out)).rejects.toThrow(/no \.mjml templates/);
+    await expect(buildTemplates(src, out)).rejects.toThrow(/no \.mjml or \.html templates/);
   });
 });

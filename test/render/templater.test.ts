@@ -46,6 +46,27 @@ describe('templater URLs and CSS', () => {
       expect(safeUrl(bad)).toBe('#');
   });
 
+  it('lets exactly an inline base64 PNG through, and no other data: URL', () => {
+    const png =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/q842iQAAAABJRU5ErkJggg==';
+    expect(safeUrl(png)).toBe(png);
+    expect(compileTemplate('<img src="[[url:u]]">').render({ u: png })).toBe(`<img src="${png}">`);
+    for (const bad of [
+      'data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==',
+      'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=',
+      'data:image/svg+xml,<svg onload=alert(1)>',
+      'data:image/png,%89PNG',
+      'data:image/png;charset=utf-8;base64,iVBORw0K',
+      'DATA:image/png;base64,iVBORw0K',
+      ' data:image/png;base64,iVBORw0K',
+      'data:image/png;base64,iVBORw0K"><script>',
+      'data:image/png;base64,iVBO Rw0K',
+      'data:image/png;base64,iVBORw0K\n',
+      'data:image/png;base64,',
+    ])
+      expect(safeUrl(bad)).toBe('#');
+  });
+
   it('escapes a valid URL for the attribute and replaces an unsafe one', () => {
     const tpl = compileTemplate('<a href="[[url:u]]">x</a>');
     expect(tpl.render({ u: 'https://e.com/?a=1&b="2"' })).toBe('<a href="https://e.com/?a=1&amp;b=%222%22">x</a>');
@@ -106,6 +127,16 @@ describe('templater contexts (checked when compiling)', () => {
     ['<script>var x = "[[x]]";</script>', /inside a <script> element/],
   ])('%s is refused', (source, message) => {
     expect(() => compileTemplate(source)).toThrow(message);
+  });
+
+  it('accepts escaped text after a literal # in an href: a link within the page', () => {
+    const tpl = compileTemplate('<a href="#[[id]]">x</a>');
+    expect(tpl.render({ id: 'product-1' })).toBe('<a href="#product-1">x</a>');
+    expect(tpl.render({ id: '"><script>' })).toBe('<a href="#&quot;&gt;&lt;script&gt;">x</a>');
+    expect(tpl.render({ id: 'javascript:alert(1)' })).toBe('<a href="#javascript:alert(1)">x</a>');
+    expect(() => compileTemplate('<a href="#[[url:u]]">')).toThrow(/whole href value/);
+    expect(() => compileTemplate('<a href="#x[[id]]">')).toThrow(/does not fit a href attribute/);
+    expect(() => compileTemplate('<img src="#[[id]]">')).toThrow(/does not fit a src attribute/);
   });
 
   it('accepts text after a closed style element and inside Outlook conditional comments', () => {
