@@ -62,10 +62,13 @@ function sectionLink(reportUrl: string | null, anchor: string): string | null {
   return url.href;
 }
 
+const NO_TREND = { arrow: '', trendWord: '', color: TREND_COLOURS.neutral, trendClass: 'pulse-neutral' };
+
+/** No figure: a dash; no previous week to compare with: "n/a" alone, neither arrow nor word (nothing changed). */
 const cellModel = (cell: HeadlineCell | null) =>
   cell === null
-    ? { value: '—', change: '', arrow: '', trendWord: '', color: TREND_COLOURS.neutral, trendClass: 'pulse-neutral' }
-    : { value: cell.value, change: cell.change, ...tone(cell) };
+    ? { value: '—', change: '', ...NO_TREND }
+    : { value: cell.value, change: cell.change, ...(cell.change === 'n/a' ? NO_TREND : tone(cell)) };
 
 const headlineRowModel = (row: HeadlineRow, reportUrl: string | null) => ({
   name: row.name,
