@@ -8,6 +8,7 @@ export { initChartRenderer, renderChart } from './render.ts';
 export {
   type BarsSpec,
   CHART_PALETTE,
+  type ChartBase,
   type ChartSpec,
   ChartSpecError,
   type HbarsSpec,

@@ -19,12 +19,17 @@ let ready: Promise<Uint8Array[]> | undefined;
  * Concurrent and repeated calls share one promise; after a failure (e.g. a missing asset) the next call retries.
  * A Lambda can call it at module init so the first digest does not pay for it.
  */
-export function initChartRenderer(): Promise<void> {
+export async function initChartRenderer(): Promise<void> {
+  await renderer();
+}
+
+/** The font buffers to hand to resvg, once the renderer is ready. */
+function renderer(): Promise<Uint8Array[]> {
   ready ??= load().catch((error: unknown) => {
     ready = undefined;
     throw error;
   });
-  return ready.then(() => undefined);
+  return ready;
 }
 
 async function load(): Promise<Uint8Array[]> {
@@ -41,8 +46,7 @@ async function load(): Promise<Uint8Array[]> {
 /** A chart spec → its PNG (and SVG); throws ChartSpecError for an invalid spec. */
 export async function renderChart(spec: ChartSpec): Promise<RenderedChart> {
   const layout = layoutChart(spec);
-  await initChartRenderer();
-  const fontBuffers = await ready!;
+  const fontBuffers = await renderer();
   const resvg = new Resvg(layout.svg, {
     font: { fontBuffers, defaultFontFamily: FONT_FAMILY, loadSystemFonts: false },
     fitTo: { mode: 'zoom', value: layout.scale },

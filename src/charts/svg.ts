@@ -155,10 +155,8 @@ function valueAxis(values: number[], includeZero: boolean, format: ValueFormat, 
   let lo = Math.min(...values, includeZero ? 0 : Number.POSITIVE_INFINITY);
   let hi = Math.max(...values, includeZero ? 0 : Number.NEGATIVE_INFINITY);
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) [lo, hi] = [0, 1];
-  if (lo === hi) {
-    const pad = lo === 0 ? 1 : Math.abs(lo) * 0.1;
-    [lo, hi] = includeZero && lo >= 0 ? [0, hi + pad] : includeZero ? [lo - pad, 0] : [lo - pad, hi + pad];
-  }
+  // One value (or none): 0 to 1, or ±10 % around it (with includeZero, lo === hi only when both are 0).
+  if (lo === hi) [lo, hi] = lo === 0 ? [0, 1] : [lo - Math.abs(lo) * 0.1, hi + Math.abs(hi) * 0.1];
   const count = Math.max(2, Math.min(8, Math.round((bottom - top) / 32)));
   const y = scaleLinear().domain([lo, hi]).range([bottom, top]).nice(count);
   let ticks = y.ticks(count);
@@ -363,7 +361,7 @@ function linesChart(spec: LinesSpec, frame: Frame): ChartLayout {
     lastLabels.map((l) => l.y),
     ASCENT + DESCENT + 2,
     top - ASCENT,
-    height - X_LABEL_BAND + ASCENT,
+    bottom - 2,
   );
   lastLabels.forEach((l, i) => {
     svg.text(x(n - 1) + DOT_RADIUS + 6, centres[i]! + MID_TO_BASELINE, l.text, { halo: true });

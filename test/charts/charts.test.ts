@@ -152,6 +152,19 @@ describe('renderChart', () => {
     expect(texts(one.svg).map((t) => t.text)).not.toContain('New');
   });
 
+  it('puts an hbars value label inside its bar, in white, when it does not fit outside', async () => {
+    const { svg } = await renderChart({
+      ...HBARS,
+      valueLabels: ['5,400 clients (50.0%), by far the largest share', ...HBARS.valueLabels!.slice(1)],
+    });
+    const inside = /<text [^>]*text-anchor="end"[^>]*fill="#ffffff"[^>]*>([^<]*)<\/text>/.exec(svg);
+    // Truncated to 40 % of the width, still too long to fit beside the longest bar.
+    expect(inside?.[1]).toMatch(/^5,400 clients \(50\.0%\), by .*…$/);
+    // The others fit outside, in the text colour.
+    expect(texts(svg).map((t) => t.text)).toEqual(expect.arrayContaining(['3,100 (28.7%)', '120 (1.1%)']));
+    expect(svg.match(/<text [^>]*fill="#ffffff"/g)).toHaveLength(1);
+  });
+
   it('formats percentages: "60%" on ticks, "45.5%" on labels', async () => {
     const { svg } = await renderChart({
       kind: 'lines',
@@ -280,6 +293,28 @@ describe('labels from untrusted data', () => {
     const label = texts(svg).find((t) => t.text.startsWith('xxx'))!.text;
     expect(label.endsWith('…')).toBe(true);
     expect(label.length).toBeLessThan(60);
+  });
+});
+
+describe('CHART_PALETTE', () => {
+  /** WCAG 2 contrast ratio of two #rrggbb colours. */
+  function contrast(a: string, b: string): number {
+    const luminance = (hex: string) => {
+      const [r, g, bl] = [1, 3, 5].map((i) => {
+        const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+    };
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi! + 0.05) / (lo! + 0.05);
+  }
+
+  it('has dark grey text of at least 4.5:1 on the white background, light gridlines, white inside bars', () => {
+    expect(CHART_PALETTE.background).toBe('#ffffff');
+    expect(contrast(CHART_PALETTE.text, CHART_PALETTE.background)).toBeGreaterThan(4.5);
+    expect(contrast(CHART_PALETTE.grid, CHART_PALETTE.background)).toBeLessThan(1.3);
+    expect(contrast(CHART_PALETTE.onBar, CHART_PALETTE.bar)).toBeGreaterThan(4.5);
   });
 });
 
