@@ -1,19 +1,20 @@
-/** Dependency-free PNG charts for the digest email; see charts.ts. */
-export { Canvas, type Point } from './canvas.ts';
-export { renderChart } from './charts.ts';
-export { parseColor, type Rgba } from './color.ts';
-export { decodePng, type InkOptions, inkRatio, isBlank, PngDecodeError } from './inspect.ts';
-export { encodePng, type RasterImage } from './png.ts';
+/**
+ * Charts for the digest: spec → SVG (svg.ts: d3-scale ticks, d3-shape paths, labels measured with the font) →
+ * PNG (render.ts: resvg-wasm with the bundled DejaVu Sans Condensed, re-encoded losslessly by upng-js).
+ */
+export { CHART_ASSET_FILES, CHART_ASSETS_DIR_ENV, ChartAssetMissingError } from './assets.ts';
+export { type DecodedPng, decodePng, isBlank, PngDecodeError } from './inspect.ts';
+export { initChartRenderer, renderChart } from './render.ts';
 export {
   type BarsSpec,
-  CHART_CHROME,
   CHART_PALETTE,
+  type ChartBase,
   type ChartSpec,
   ChartSpecError,
   type HbarsSpec,
-  type HistogramSpec,
   type LineSeries,
-  type LineSpec,
+  type LinesSpec,
   type RenderedChart,
-  type SparklineSpec,
+  type ValueFormat,
 } from './spec.ts';
+export { chartSvg } from './svg.ts';

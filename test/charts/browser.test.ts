@@ -5,9 +5,10 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChartSpec, decodePng, renderChart } from '../../src/charts/index.ts';
+import { type ChartSpec, decodePng, type RenderedChart, renderChart } from '../../src/charts/index.ts';
+import { launchChromium } from '../helpers/email-browser.ts';
 
 /** The page globals the evaluated code uses, typed just enough (the project compiles without the DOM lib). */
 interface PageImage {
@@ -26,27 +27,55 @@ interface PageCanvas {
 }
 declare const document: { getElementById(id: string): PageImage; createElement(tag: 'canvas'): PageCanvas };
 
+const WEEKS = ['W40', 'W41', 'W42', 'W43', 'W44', 'W45', 'W46', 'W47', 'W48'];
 const SPECS: Record<string, ChartSpec> = {
-  bars: { kind: 'bars', values: [120, 340, 280, 410, 390, 150, 460, 500, 530], highlightLast: true },
-  line: {
-    kind: 'line',
+  bars: {
+    kind: 'bars',
+    title: 'Active clients per week',
+    categories: WEEKS,
+    values: [120, 340, 280, 410, 390, 150, 460, 500, 530],
+    highlightLast: true,
+  },
+  lines: {
+    kind: 'lines',
+    title: 'New and lost clients per week',
+    categories: WEEKS,
     series: [
-      { values: [4100, 4150, 4120, 4210, 4300, 4280, 4350, 4400, 4210], area: true },
-      { values: [900, 1300, 1100] },
+      { name: 'New', values: [4100, 4150, 4120, 4210, 4300, 4280, 4350, 4400, 4210], area: true },
+      { name: 'Lost', values: [900, 1300, 1100, 1000, 1200, 1250, 1150, 1300, 1280] },
     ],
   },
-  hbars: { kind: 'hbars', values: [5400, 3100, 1200, 800, 120] },
-  histogram: { kind: 'histogram', values: [3, 9, 14, 20, 17, 11, 6, 2, 1, 0, 1] },
-  sparkline: { kind: 'sparkline', values: [5, 7, 6, 9, 12, 10, 14], area: true },
-  empty: { kind: 'bars', values: [] },
+  hbars: {
+    kind: 'hbars',
+    title: 'Active clients by country',
+    categories: ['Germany', 'ישראל', 'مصر', 'France', 'Japan'],
+    values: [5400, 3100, 1200, 800, 120],
+  },
+  histogram: {
+    kind: 'bars',
+    title: 'Active clients by active days',
+    categories: ['1', '2', '3', '4', '5', '6', '7'],
+    values: [3, 9, 14, 20, 17, 11, 6],
+  },
+  retention: {
+    kind: 'lines',
+    title: 'Still engaged',
+    format: 'percent',
+    categories: ['0', '1', '2', '3', '4'],
+    series: [{ name: 'Engaged', values: [100, 71.5, 60.25, 55, 52.5], area: true }],
+  },
+  empty: { kind: 'bars', title: 'Nothing yet', categories: [], values: [] },
 };
-const charts = Object.fromEntries(Object.entries(SPECS).map(([name, spec]) => [name, renderChart(spec)]));
+let charts: Record<string, RenderedChart>;
 
 let server: Server;
 let browser: Browser;
 let baseUrl: string;
 
 beforeAll(async () => {
+  charts = Object.fromEntries(
+    await Promise.all(Object.entries(SPECS).map(async ([name, spec]) => [name, await renderChart(spec)] as const)),
+  );
   server = createServer((req, res) => {
     const name = /^\/(\w+)\.png$/.exec(req.url ?? '')?.[1];
     const chart = name ? charts[name] : undefined;
@@ -63,10 +92,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -1,190 +1,433 @@
+/**
+ * The chart renderer end to end: every kind renders to an opaque PNG of CSS size × scale with its data, its title
+ * and its axis labels in ink where they belong; blank detection; hostile labels; validation; concurrency.
+ */
 import { describe, expect, it } from 'vitest';
 import {
-  CHART_CHROME,
+  type BarsSpec,
   CHART_PALETTE,
   type ChartSpec,
+  ChartSpecError,
+  chartSvg,
   decodePng,
+  type HbarsSpec,
   isBlank,
+  type LinesSpec,
+  PngDecodeError,
   renderChart,
 } from '../../src/charts/index.ts';
-import { colourAt, colourCounts, columnOf, runsOf } from './pixels.ts';
-import { inspectWithPython } from './python-png.ts';
+import { countPixels, isColour, isTextInk, notWhite } from './images.ts';
 
-const render = (spec: ChartSpec) => {
-  const chart = renderChart(spec);
-  return { ...chart, image: decodePng(chart.png) };
+const WEEKS = ['W40', 'W41', 'W42', 'W43', 'W44', 'W45', 'W46', 'W47', 'W48'];
+const BARS: BarsSpec = {
+  kind: 'bars',
+  title: 'Active clients per week',
+  categories: WEEKS,
+  values: [3120, 3340, 3280, 3410, 3390, 3150, 3460, 3500, 3530],
+  highlightLast: true,
 };
-/** Heights (or widths) proportional to `values`, within `slack` pixels of rounding and anti-aliasing. */
-function expectProportional(lengths: number[], values: number[], slack: number): void {
-  const k = Math.max(...lengths) / Math.max(...values);
-  for (const [i, len] of lengths.entries()) expect(Math.abs(len - values[i]! * k)).toBeLessThanOrEqual(slack);
+const LINES: LinesSpec = {
+  kind: 'lines',
+  title: 'New and lost clients per week',
+  categories: WEEKS,
+  series: [
+    { name: 'New', values: [900, 1200, 800, 1300, 1000, 950, 1400, 1500, 1210], area: true },
+    { name: 'Lost', values: [700, 650, 900, 1000, 1100, 950, 800, 1300, 1200] },
+  ],
+};
+const HBARS: HbarsSpec = {
+  kind: 'hbars',
+  title: 'Active clients by version',
+  categories: ['4.2.1', '4.2.0', '4.1.7', '3.9.12', 'other'],
+  values: [5400, 3100, 1200, 800, 120],
+  valueLabels: ['5,400 (50.0%)', '3,100 (28.7%)', '1,200 (11.1%)', '800 (7.4%)', '120 (1.1%)'],
+};
+const KINDS: ChartSpec[] = [BARS, LINES, HBARS];
+
+/** CSS px: the title band, and the band of x labels under the plot (see svg.ts). */
+const TITLE_BAND = 36;
+const X_LABEL_BAND = 28;
+
+async function rendered(spec: ChartSpec) {
+  const chart = await renderChart(spec);
+  return { ...chart, image: decodePng(chart.png), scale: spec.scale ?? 2 };
 }
 
-const ONE_OF_EACH: ChartSpec[] = [
-  { kind: 'bars', values: [120, 340, 280, 410, 390, 150, 460, 500, 530], highlightLast: true },
-  { kind: 'line', series: [{ values: [4100, 4150, 4120, 4210, 4300, 4280, 4350, 4400, 4210], area: true }] },
-  { kind: 'hbars', values: [5400, 3100, 1200, 800, 120] },
-  { kind: 'histogram', values: [3, 9, 14, 20, 17, 11, 6, 2, 1, 0, 1] },
-  { kind: 'sparkline', values: [5, 7, 6, 9, 12, 10, 14] },
-];
+/** The text elements of an SVG with their baseline y, unescaped. */
+function texts(svg: string): { y: number; text: string }[] {
+  return Array.from(svg.matchAll(/<text [^>]*?y="([-\d.]+)"[^>]*>([^<]*)<\/text>/g), (m) => ({
+    y: Number(m[1]),
+    text: m[2]!.replace(
+      /&(amp|lt|gt|quot|apos);/g,
+      (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e]!,
+    ),
+  }));
+}
 
 describe('renderChart', () => {
-  it('renders every kind at twice its CSS size, with the documented default sizes', () => {
-    const sizes = ONE_OF_EACH.map((spec) => {
-      const { width, height, image } = render(spec);
-      expect([image.width, image.height]).toEqual([width * 2, height * 2]);
-      return [spec.kind, width, height];
-    });
+  it('renders every kind as an opaque PNG of CSS size × scale, with data in it', async () => {
+    const sizes = [];
+    for (const spec of KINDS) {
+      const { width, height, image, png, svg } = await rendered(spec);
+      expect([image.width, image.height], spec.kind).toEqual([width * 2, height * 2]);
+      expect(
+        countPixels(image, 2, { left: 0, top: 0, right: width, bottom: height }, (_r, _g, _b, a) => a !== 255),
+      ).toBe(0);
+      expect(isBlank(png), spec.kind).toBe(false);
+      expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+      sizes.push([spec.kind, width, height]);
+    }
+    // hbars: the title band, 26 px a row, 8 px below.
     expect(sizes).toEqual([
-      ['bars', 560, 160],
-      ['line', 560, 160],
-      ['hbars', 560, 5 * 24],
-      ['histogram', 560, 160],
-      ['sparkline', 120, 32],
+      ['bars', 552, 220],
+      ['lines', 552, 220],
+      ['hbars', 552, 36 + 5 * 26 + 8],
     ]);
-    const custom = render({ kind: 'bars', values: [1, 2], width: 300, height: 90, scale: 3 });
-    expect([custom.width, custom.height, custom.image.width, custom.image.height]).toEqual([300, 90, 900, 270]);
+    const custom = await rendered({ ...BARS, width: 300, height: 150, scale: 3 });
+    expect([custom.width, custom.height, custom.image.width, custom.image.height]).toEqual([300, 150, 900, 450]);
+    const tall = await rendered({ ...HBARS, height: 400, scale: 1 });
+    expect([tall.image.width, tall.image.height]).toEqual([552, 400]);
   });
 
-  it('writes PNGs that Python parses: every CRC valid, IHDR at the 2× size', () => {
-    for (const spec of ONE_OF_EACH) {
-      const chart = renderChart({ ...spec, width: 150, height: 40 });
-      const report = inspectWithPython(chart.png);
-      expect(report.chunks.every((c) => c.crcOk)).toBe(true);
-      expect([report.width, report.height, report.bitDepth, report.colourType]).toEqual([300, 80, 8, 6]);
+  it('draws text in the title band, under the plot (x labels) and left of it (y ticks)', async () => {
+    for (const spec of [BARS, LINES]) {
+      const { image, width, height } = await rendered(spec);
+      const ink = (left: number, top: number, right: number, bottom: number) =>
+        countPixels(image, 2, { left, top, right, bottom }, isTextInk);
+      expect(ink(0, 0, width, TITLE_BAND), `${spec.kind} title`).toBeGreaterThan(200);
+      expect(ink(0, height - X_LABEL_BAND, width, height), `${spec.kind} x labels`).toBeGreaterThan(300);
+      expect(ink(0, TITLE_BAND, 44, height - X_LABEL_BAND), `${spec.kind} y ticks`).toBeGreaterThan(200);
     }
+    const { image, height, width } = await rendered(HBARS);
+    expect(countPixels(image, 2, { left: 0, top: 0, right: width, bottom: TITLE_BAND }, isTextInk)).toBeGreaterThan(
+      200,
+    );
+    expect(countPixels(image, 2, { left: 0, top: TITLE_BAND, right: 60, bottom: height }, isTextInk)).toBeGreaterThan(
+      300,
+    );
   });
 
-  it('is deterministic: the same spec gives the same bytes', () => {
-    for (const spec of ONE_OF_EACH) {
-      expect(Buffer.from(renderChart(structuredClone(spec)).png).equals(Buffer.from(renderChart(spec).png))).toBe(true);
+  it('labels every bar with its category and value, the y axis with round ticks', async () => {
+    const { svg } = await renderChart(BARS);
+    const shown = texts(svg).map((t) => t.text);
+    for (const w of WEEKS) expect(shown).toContain(w);
+    for (const v of ['3,120', '3,340', '3,530']) expect(shown).toContain(v);
+    expect(shown).toEqual(expect.arrayContaining(['0', '1,000', '2,000', '3,000', '4,000']));
+    const histogram = await renderChart({
+      kind: 'bars',
+      title: 'Active days',
+      categories: ['1', '2-5', '6-20', '21+'],
+      values: [12, 40, 7, 1],
+    });
+    expect(texts(histogram.svg).map((t) => t.text)).toEqual(expect.arrayContaining(['1', '2-5', '6-20', '21+', '40']));
+  });
+
+  it('highlights the last bar in the strong colour, the others muted', async () => {
+    const { image } = await rendered(BARS);
+    const all = { left: 0, top: 0, right: 552, bottom: 220 };
+    const strong = countPixels(image, 2, all, isColour(CHART_PALETTE.bar));
+    const muted = countPixels(image, 2, all, isColour(CHART_PALETTE.mutedBar));
+    expect(strong).toBeGreaterThan(1000);
+    // Eight muted bars, each about as large as the highlighted one.
+    expect(muted / strong).toBeGreaterThan(6);
+    expect(muted / strong).toBeLessThan(9);
+    const plain = await rendered({ ...BARS, highlightLast: false });
+    expect(countPixels(plain.image, 2, all, isColour(CHART_PALETTE.mutedBar))).toBe(0);
+  });
+
+  it('shows a legend for two series or more, and the last value of each series', async () => {
+    const two = await rendered(LINES);
+    const legend = { left: 0, top: TITLE_BAND, right: 200, bottom: TITLE_BAND + 20 };
+    for (const colour of CHART_PALETTE.series.slice(0, 2)) {
+      expect(countPixels(two.image, 2, legend, isColour(colour)), colour).toBeGreaterThan(40);
     }
+    expect(countPixels(two.image, 2, legend, isTextInk)).toBeGreaterThan(100);
+    const shown = texts(two.svg).map((t) => t.text);
+    expect(shown).toEqual(expect.arrayContaining(['New', 'Lost', '1,210', '1,200']));
+    // The two last values (1,210 and 1,200) are a few px apart on the axis; their labels are pushed apart.
+    const lastLabels = texts(two.svg).filter((t) => t.text === '1,210' || t.text === '1,200');
+    expect(Math.abs(lastLabels[0]!.y - lastLabels[1]!.y)).toBeGreaterThanOrEqual(13);
+
+    const one = await renderChart({ ...LINES, series: [LINES.series[0]!] });
+    expect(texts(one.svg).map((t) => t.text)).not.toContain('New');
   });
 
-  it('draws bars whose heights are proportional to the values, the last one highlighted', () => {
-    const values = [10, 25, 40, 5, 30];
-    const { image } = render({ kind: 'bars', values, highlightLast: true });
-    const muted = runsOf(image, [CHART_PALETTE.mutedBar], 'x');
-    const highlighted = runsOf(image, [CHART_PALETTE.bar], 'x');
-    expect(muted).toHaveLength(4);
-    expect(highlighted).toHaveLength(1);
-    expect(highlighted[0]!.from).toBeGreaterThan(muted[3]!.to);
-    // Bars stand on the same baseline, equally wide.
-    const bars = [...muted, ...highlighted];
-    expect(new Set(bars.map((b) => b.max)).size).toBe(1);
-    expect(new Set(bars.map((b) => b.to - b.from)).size).toBe(1);
-    expectProportional(
-      bars.map((b) => b.length),
-      values,
-      2,
-    );
+  it('puts an hbars value label inside its bar, in white, when it does not fit outside', async () => {
+    const { svg } = await renderChart({
+      ...HBARS,
+      valueLabels: ['5,400 clients (50.0%), by far the largest share', ...HBARS.valueLabels!.slice(1)],
+    });
+    const inside = /<text [^>]*text-anchor="end"[^>]*fill="#ffffff"[^>]*>([^<]*)<\/text>/.exec(svg);
+    // Truncated to 40 % of the width, still too long to fit beside the longest bar.
+    expect(inside?.[1]).toMatch(/^5,400 clients \(50\.0%\), by .*…$/);
+    // The others fit outside, in the text colour.
+    expect(texts(svg).map((t) => t.text)).toEqual(expect.arrayContaining(['3,100 (28.7%)', '120 (1.1%)']));
+    expect(svg.match(/<text [^>]*fill="#ffffff"/g)).toHaveLength(1);
   });
 
-  it('draws negative bars below the zero line, in their own colour', () => {
-    const { image } = render({ kind: 'bars', values: [30, -20, 10] });
-    const up = runsOf(image, [CHART_PALETTE.bar], 'x');
-    const down = runsOf(image, [CHART_PALETTE.negative], 'x');
-    expect(up).toHaveLength(2);
-    expect(down).toHaveLength(1);
-    expect(down[0]!.min).toBeGreaterThan(Math.max(...up.map((b) => b.max)));
-    expectProportional([up[0]!.length, down[0]!.length, up[1]!.length], [30, 20, 10], 2);
-    const axis = runsOf(image, [CHART_PALETTE.axis], 'y');
-    expect(axis).toHaveLength(1);
-    expect(axis[0]!.from).toBeGreaterThan(up[0]!.max - 2);
-    expect(axis[0]!.to).toBeLessThan(down[0]!.min + 2);
+  it('formats percentages: "60%" on ticks, "45.5%" on labels', async () => {
+    const { svg } = await renderChart({
+      kind: 'lines',
+      title: 'Retention',
+      format: 'percent',
+      categories: ['0', '1', '2', '3'],
+      series: [{ name: 'Engaged', values: [100, 72.5, 58.25, 45.5], area: true }],
+    });
+    const shown = texts(svg).map((t) => t.text);
+    expect(shown).toEqual(expect.arrayContaining(['0%', '20%', '60%', '100%', '45.5%']));
   });
 
-  it('draws histogram bins side by side, separated by one CSS pixel', () => {
-    const values = [4, 8, 15, 16, 23, 42, 11];
-    const { image } = render({ kind: 'histogram', values });
-    const bins = runsOf(image, [CHART_PALETTE.bar], 'x');
-    expect(bins).toHaveLength(values.length);
-    for (let i = 1; i < bins.length; i++) expect(bins[i]!.from - bins[i - 1]!.to - 1).toBe(2);
-    expectProportional(
-      bins.map((b) => b.length),
-      values,
-      2,
-    );
+  it('thins crowded category labels evenly, always keeping the last, and keeps the last value label', async () => {
+    const categories = Array.from({ length: 52 }, (_, i) => `2026-W${String(i + 1).padStart(2, '0')}`);
+    const values = categories.map((_, i) => 1000 + ((i * 7919) % 500));
+    const { svg } = await renderChart({ kind: 'bars', title: 'A year', categories, values, highlightLast: true });
+    const xLabels = texts(svg).filter((t) => t.y === 220 - 10);
+    const indices = xLabels.map((t) => categories.indexOf(t.text));
+    expect(indices.at(-1)).toBe(51);
+    expect(indices.length).toBeGreaterThan(3);
+    expect(indices.length).toBeLessThan(20);
+    expect(new Set(indices.slice(1).map((x, i) => x - indices[i]!)).size).toBe(1);
+    expect(texts(svg).map((t) => t.text)).toContain(values.at(-1)!.toLocaleString('en-US'));
   });
 
-  it('draws horizontal bars with lengths proportional to the values, first value on top', () => {
-    const values = [5400, 3100, 1200, 800, 120];
-    const { image } = render({ kind: 'hbars', values });
-    const rows = runsOf(image, [CHART_PALETTE.bar], 'y');
-    expect(rows).toHaveLength(values.length);
-    expectProportional(
-      rows.map((r) => r.length),
-      values,
-      2,
-    );
-  });
-
-  it('draws a line that rises with the values, its area, each series in its colour and a dot on the last point', () => {
-    const rising = [1, 2, 3, 4, 5, 6, 7, 8, 9];
-    const { image } = render({ kind: 'line', series: [{ values: rising, area: true }, { values: [5, 5, 5, 5] }] });
-    const [first, second] = CHART_PALETTE.series;
-    const line = runsOf(image, [first], 'x');
-    expect(line).toHaveLength(1);
-    const mid = image.width / 2;
-    const [left, middle, right] = [40, mid, image.width - 40].map((x) => columnOf(image, x, [first]));
-    expect(left!.top).toBeGreaterThan(middle!.top);
-    expect(middle!.top).toBeGreaterThan(right!.top);
-    // Below the line: the area tint, not the background; above it: background.
-    expect(colourAt(image, mid, middle!.bottom + 30)).not.toBe(CHART_PALETTE.background);
-    expect(colourAt(image, mid, middle!.top - 30)).toBe(CHART_PALETTE.background);
-    expect(colourCounts(image).get(second)).toBeGreaterThan(100);
-    // The dot on the last point is much taller than the line is thick.
-    const lastPoint = columnOf(image, line[0]!.to - 7, [first]);
-    expect(lastPoint.count).toBeGreaterThan(2 * middle!.count);
-  });
-
-  it('still draws the zero line for empty or all-zero data, and nothing else', () => {
+  it('keeps every pixel of ink inside the image, long labels included', async () => {
+    const long = 'Ünïcödé-and-a-very-long-category-name-that-goes-on '.repeat(10);
     const specs: ChartSpec[] = [
-      { kind: 'bars', values: [] },
-      { kind: 'bars', values: [0, 0, 0] },
-      { kind: 'line', series: [] },
-      { kind: 'line', series: [{ values: [] }] },
-      { kind: 'hbars', values: [] },
-      { kind: 'histogram', values: [0, 0] },
-      { kind: 'sparkline', values: [] },
+      ...KINDS,
+      { ...BARS, title: long, categories: WEEKS.map((w) => `${w} ${long}`) },
+      { ...LINES, title: long, series: LINES.series.map((s) => ({ ...s, name: long })) },
+      {
+        ...HBARS,
+        title: long,
+        categories: HBARS.categories.map(() => long),
+        valueLabels: HBARS.values.map(() => long),
+      },
+      { ...BARS, values: [-5, 3, -12, 0, 7, 1e12, -3, 2, 1] },
     ];
     for (const spec of specs) {
-      const { png, image } = render(spec);
-      expect(isBlank(png)).toBe(false);
-      expect(isBlank(image, { ignore: CHART_CHROME })).toBe(true);
-      expect(colourCounts(image).get(CHART_PALETTE.axis)).toBeGreaterThan(0);
+      const { image, width, height } = await rendered(spec);
+      const edge = 2;
+      const border =
+        countPixels(image, 2, { left: 0, top: 0, right: width, bottom: edge }, notWhite) +
+        countPixels(image, 2, { left: 0, top: height - edge, right: width, bottom: height }, notWhite) +
+        countPixels(image, 2, { left: 0, top: 0, right: edge, bottom: height }, notWhite) +
+        countPixels(image, 2, { left: width - edge, top: 0, right: width, bottom: height }, notWhite);
+      expect(border, spec.kind).toBe(0);
     }
   });
 
-  it('has data ink for any data', () => {
-    for (const spec of [...ONE_OF_EACH, { kind: 'line', series: [{ values: [3] }] } as const]) {
-      expect(isBlank(renderChart(spec).png, { ignore: CHART_CHROME })).toBe(false);
+  it('is deterministic: the same spec gives the same SVG and the same PNG bytes', async () => {
+    for (const spec of KINDS) {
+      const a = await renderChart(structuredClone(spec));
+      const b = await renderChart(spec);
+      expect(Buffer.from(a.png).equals(Buffer.from(b.png)), spec.kind).toBe(true);
+      expect(a.svg).toBe(b.svg);
+      expect(chartSvg(spec)).toBe(a.svg);
+    }
+  });
+
+  it('renders many charts concurrently', async () => {
+    const specs = Array.from({ length: 12 }, (_, i) => KINDS[i % 3]!);
+    const together = await Promise.all(specs.map((s) => renderChart(s)));
+    for (const [i, chart] of together.entries()) {
+      expect(Buffer.from(chart.png).equals(Buffer.from((await renderChart(specs[i]!)).png))).toBe(true);
     }
   });
 });
 
-describe('renderChart refuses bad specs, naming the field', () => {
-  const cases: [string, unknown, RegExp][] = [
-    ['NaN', { kind: 'bars', values: [1, Number.NaN] }, /bars: values\[1\] is NaN; chart values must be finite/],
-    ['Infinity', { kind: 'hbars', values: [Number.POSITIVE_INFINITY] }, /hbars: values\[0\] is Infinity/],
-    [
-      '-Infinity in a series',
-      { kind: 'line', series: [{ values: [1] }, { values: [2, Number.NEGATIVE_INFINITY] }] },
-      /line: series\[1\]\.values\[1\] is -Infinity/,
-    ],
-    ['a string', { kind: 'histogram', values: [1, '2'] }, /histogram: values\[1\] is 2; chart values must be finite/],
-    ['no values', { kind: 'bars' }, /bars: values must be an array/],
-    ['no series', { kind: 'line', values: [1] }, /line: series must be an array/],
-    ['too many values', { kind: 'bars', values: new Array(2001).fill(1) }, /2001 values; at most 2000/],
-    ['a huge value', { kind: 'bars', values: [1e300] }, /values\[0\] is 1e\+300; beyond/],
-    ['an unknown kind', { kind: 'pie', values: [1] }, /chart kind "pie" is not one of bars, line/],
-    ['a zero width', { kind: 'bars', values: [1], width: 0 }, /bars: width must be an integer from 8 to 2000, got 0/],
-    ['a fractional scale', { kind: 'bars', values: [1], scale: 1.5 }, /bars: scale must be an integer from 1 to 4/],
-    ['a bad colour', { kind: 'line', series: [{ values: [1], color: 'red' }] }, /series\[0\]\.color must be #rrggbb/],
-    ['a bad background', { kind: 'bars', values: [1], background: '#fff' }, /bars: background must be #rrggbb/],
+/** What cleanLabel removes (or, for lone surrogates, replaces). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters.
+const UNWANTED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\ud800]/;
+
+describe('labels from untrusted data', () => {
+  const HOSTILE = [
+    '<script>alert(1)</script>',
+    'Tom & Jerry "quoted" \'single\'',
+    ']]><!-- -->',
+    'a\u202Eevil\u202C b\u2066isolated\u2069',
+    'tab\tnew\nline\u0000nul\u0007bell\u007f\u0085',
+    'lone \uD800 surrogate \uFFFE',
+    'ישראל',
+    'مصر',
+    'x'.repeat(500),
   ];
-  it.each(cases)('%s', (_, spec, message) => {
-    expect(() => renderChart(spec as ChartSpec)).toThrow(message);
-    expect(() => renderChart(spec as ChartSpec)).toThrow(expect.objectContaining({ name: 'ChartSpecError' }));
+
+  it('are escaped and cleaned, and the SVG stays well-formed', async () => {
+    const specs: ChartSpec[] = [
+      { kind: 'bars', title: HOSTILE[0]!, categories: HOSTILE, values: HOSTILE.map((_, i) => i + 1) },
+      {
+        kind: 'lines',
+        title: HOSTILE[1]!,
+        categories: HOSTILE,
+        series: HOSTILE.slice(0, 3).map((name, k) => ({ name, values: HOSTILE.map((_, i) => i * k) })),
+      },
+      {
+        kind: 'hbars',
+        title: HOSTILE[2]!,
+        categories: HOSTILE,
+        values: HOSTILE.map((_, i) => 9 - i),
+        valueLabels: HOSTILE,
+      },
+    ];
+    for (const spec of specs) {
+      const { svg, png } = await renderChart(spec);
+      expect(svg).not.toMatch(/<script|<!--|]]>/);
+      // Every "<" opens an element of ours, every "&" an entity.
+      expect(svg.match(/<(?!\/?(svg|rect|text|path|circle)[ >])/g)).toBeNull();
+      expect(svg.match(/&(?!(amp|lt|gt|quot|apos);)/g)).toBeNull();
+      expect(svg.match(/<text /g)?.length).toBe(svg.match(/<\/text>/g)?.length);
+      expect(svg).not.toMatch(UNWANTED);
+      expect(isBlank(png)).toBe(false);
+    }
+    const shown = texts(chartSvg(specs[0]!)).map((t) => t.text);
+    expect(shown).toContain('<script>alert(1)</script>');
+  });
+
+  it('render right-to-left names with ink, and truncate very long ones with an ellipsis', async () => {
+    for (const name of ['ישראל', 'مصر', 'עברית and English 123']) {
+      const { image, svg } = await rendered({ kind: 'hbars', title: '', categories: [name], values: [1] });
+      expect(texts(svg).map((t) => t.text)).toContain(name);
+      expect(countPixels(image, 2, { left: 0, top: 0, right: 100, bottom: 100 }, isTextInk), name).toBeGreaterThan(30);
+    }
+    const { svg } = await renderChart({ ...HBARS, categories: ['x'.repeat(500), ...HBARS.categories.slice(1)] });
+    const label = texts(svg).find((t) => t.text.startsWith('xxx'))!.text;
+    expect(label.endsWith('…')).toBe(true);
+    expect(label.length).toBeLessThan(60);
+  });
+});
+
+describe('CHART_PALETTE', () => {
+  /** WCAG 2 contrast ratio of two #rrggbb colours. */
+  function contrast(a: string, b: string): number {
+    const luminance = (hex: string) => {
+      const [r, g, bl] = [1, 3, 5].map((i) => {
+        const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+    };
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi! + 0.05) / (lo! + 0.05);
+  }
+
+  it('has dark grey text of at least 4.5:1 on the white background, light gridlines, white inside bars', () => {
+    expect(CHART_PALETTE.background).toBe('#ffffff');
+    expect(contrast(CHART_PALETTE.text, CHART_PALETTE.background)).toBeGreaterThan(4.5);
+    expect(contrast(CHART_PALETTE.grid, CHART_PALETTE.background)).toBeLessThan(1.3);
+    expect(contrast(CHART_PALETTE.onBar, CHART_PALETTE.bar)).toBeGreaterThan(4.5);
+  });
+});
+
+describe('isBlank', () => {
+  it('is true when only text, gridlines and axes are drawn, false when data is', async () => {
+    const zeros = await renderChart({ ...BARS, values: WEEKS.map(() => 0) });
+    expect(isBlank(zeros.png)).toBe(true);
+    // The zero chart still has its title, ticks and labels.
+    expect(
+      countPixels(decodePng(zeros.png), 2, { left: 0, top: 0, right: 552, bottom: 220 }, isTextInk),
+    ).toBeGreaterThan(500);
+    expect(isBlank((await renderChart({ ...HBARS, values: HBARS.values.map(() => 0) })).png)).toBe(true);
+    expect(isBlank((await renderChart({ kind: 'lines', title: 'Nothing', categories: [], series: [] })).png)).toBe(
+      true,
+    );
+    expect(
+      isBlank(
+        (
+          await renderChart({
+            kind: 'lines',
+            title: 'Empty',
+            categories: [],
+            series: LINES.series.map((s) => ({ ...s, values: [] })),
+          })
+        ).png,
+      ),
+    ).toBe(true);
+    expect(isBlank((await renderChart({ ...BARS, values: [0, 0, 0, 0, 0, 0, 0, 0, 1] })).png)).toBe(false);
+    expect(isBlank((await renderChart({ ...BARS, values: [0, 0, 0, 0, 0, 0, 0, 0, -1] })).png)).toBe(false);
+    expect(isBlank((await renderChart({ ...LINES, series: [{ name: 'one', values: WEEKS.map(() => 0) }] })).png)).toBe(
+      false,
+    );
+  });
+
+  it('refuses what is not a PNG', () => {
+    expect(() => isBlank(new TextEncoder().encode('not a png'))).toThrow(PngDecodeError);
+  });
+});
+
+describe('decodePng', () => {
+  it('throws PngDecodeError for garbage, truncation and a bad CRC', async () => {
+    const { png } = await renderChart(BARS);
+    expect(() => decodePng(new Uint8Array(0))).toThrow(PngDecodeError);
+    expect(() => decodePng(png.subarray(0, png.length - 20))).toThrow(/truncated/);
+    const bad = png.slice();
+    bad[40] = bad[40]! ^ 0xff;
+    expect(() => decodePng(bad)).toThrow(/CRC/);
+    const unsupported = png.slice(0, 8);
+    expect(() => decodePng(unsupported)).toThrow(PngDecodeError);
+  });
+});
+
+describe('spec validation', () => {
+  const cases: [string, unknown, RegExp][] = [
+    ['unknown kind', { ...BARS, kind: 'pie' }, /^kind is "pie"/],
+    ['no title', { ...BARS, title: undefined }, /bars\.title must be a string/],
+    ['a value not finite', { ...BARS, values: [1, 2, Number.NaN, 4, 5, 6, 7, 8, 9] }, /bars\.values\[2\] is NaN/],
+    [
+      'a value too large',
+      { ...BARS, values: [...BARS.values.slice(0, 8), 2e15] },
+      /bars\.values\[8\] is 2000000000000000; beyond/,
+    ],
+    [
+      'a string value',
+      { ...HBARS, values: [1, '2', 3, 4, 5] },
+      /hbars\.values\[1\] is 2; chart values must be finite numbers/,
+    ],
+    ['lengths differ', { ...BARS, categories: WEEKS.slice(1) }, /bars\.values has 9 values for 8 categories/],
+    [
+      'a series too short',
+      { ...LINES, series: [LINES.series[0], { name: 'b', values: [1] }] },
+      /lines\.series\[1\]\.values has 1 values for 9 categories/,
+    ],
+    [
+      'a series without a name',
+      { ...LINES, series: [{ values: LINES.series[0]!.values }] },
+      /lines\.series\[0\]\.name must be a string/,
+    ],
+    [
+      'a category not a string',
+      { ...BARS, categories: [...WEEKS.slice(0, 8), 48] },
+      /bars\.categories\[8\] must be a string/,
+    ],
+    [
+      'too many values',
+      { ...BARS, categories: Array(2001).fill('x'), values: Array(2001).fill(1) },
+      /bars\.categories has 2001 entries; at most 2000/,
+    ],
+    ['a fractional width', { ...BARS, width: 552.5 }, /bars\.width must be an integer from 200 to 2000, got 552\.5/],
+    ['a height too small', { ...LINES, height: 20 }, /lines\.height must be an integer from 100 to 4000/],
+    ['a scale of 0', { ...HBARS, scale: 0 }, /hbars\.scale must be an integer from 1 to 4/],
+    [
+      'too many device pixels',
+      { ...BARS, width: 2000, height: 4000, scale: 2 },
+      /bars\.width × height × scale² is 32000000 device pixels/,
+    ],
+    [
+      'too many hbars rows',
+      { ...HBARS, categories: Array(200).fill('x'), values: Array(200).fill(1), valueLabels: undefined },
+      /hbars\.height would be 5244 px for 200 categories/,
+    ],
+    [
+      'valueLabels of the wrong length',
+      { ...HBARS, valueLabels: ['1'] },
+      /hbars\.valueLabels has 1 labels for 5 categories/,
+    ],
+    ['an unknown format', { ...BARS, format: 'currency' }, /bars\.format is "currency"/],
+    ['highlightLast not a boolean', { ...BARS, highlightLast: 'yes' }, /bars\.highlightLast must be true or false/],
+    ['not an object', null, /chart spec must be an object/],
+  ];
+  it.each(cases)('names the field: %s', async (_name, spec, message) => {
+    expect(() => chartSvg(spec as ChartSpec)).toThrow(ChartSpecError);
+    expect(() => chartSvg(spec as ChartSpec)).toThrow(message);
+    await expect(renderChart(spec as ChartSpec)).rejects.toThrow(message);
   });
 });
