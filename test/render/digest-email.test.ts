@@ -45,7 +45,7 @@ describe('digest HTML', () => {
     expect(html).toContain('>2 more changes in the full report</a>');
     // The headline: the total and each product, linked to its section of the full report.
     for (const row of view.headline.rows) expect(html).toContain(`#${row.anchor}" class="link"`);
-    expect(html).toContain('75,793<br><span class="pulse-bad hl-change" style="');
+    expect(html).toContain('75,793</b><br><span class="pulse-bad hl-change" style="');
     // Blocks for the products, not for the total (its figures are the headline's first row).
     const products = view.products.filter((p) => !p.isTotal);
     for (const p of products) {
