@@ -9,6 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { SAMPLE_SPECS } from '../test/charts/sample-specs.ts';
 
 const RUNS = 50;
 const WARM_UP = 10;
@@ -16,18 +17,6 @@ const INIT_PROCESSES = 7;
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * q)]!;
 const round2 = (x: number) => Math.round(x * 100) / 100;
-
-const WEEKS = [
-  '2026-W40',
-  '2026-W41',
-  '2026-W42',
-  '2026-W43',
-  '2026-W44',
-  '2026-W45',
-  '2026-W46',
-  '2026-W47',
-  '2026-W48',
-];
 
 if (process.argv.includes('--init')) {
   let t = performance.now();
@@ -37,7 +26,7 @@ if (process.argv.includes('--init')) {
   await charts.initChartRenderer();
   const initMs = performance.now() - t;
   t = performance.now();
-  await charts.renderChart({ kind: 'bars', title: 'First', categories: WEEKS, values: WEEKS.map((_, i) => i * 100) });
+  await charts.renderChart(SAMPLE_SPECS.bars);
   const firstRenderMs = performance.now() - t;
   console.log(JSON.stringify({ importMs, initMs, firstRenderMs }));
 } else {
@@ -62,54 +51,7 @@ if (process.argv.includes('--init')) {
 
   const { chartSvg, initChartRenderer, renderChart } = await import('../src/charts/index.ts');
   type ChartSpec = Parameters<typeof renderChart>[0];
-  /** The digest's charts: nine weeks, a week-by-week pair of series, a top-10 list. */
-  const SPECS: Record<string, ChartSpec> = {
-    bars: {
-      kind: 'bars',
-      title: 'Active clients per week',
-      categories: WEEKS,
-      values: [3120, 3340, 3280, 3410, 3390, 3150, 3460, 3500, 3530],
-      highlightLast: true,
-    },
-    lines: {
-      kind: 'lines',
-      title: 'New and lost clients per week',
-      categories: WEEKS,
-      series: [
-        { name: 'New', values: [900, 1200, 800, 1300, 1000, 950, 1400, 1500, 1210], area: true },
-        { name: 'Lost', values: [700, 650, 900, 1000, 1100, 950, 800, 1300, 1200] },
-      ],
-    },
-    hbars: {
-      kind: 'hbars',
-      title: 'Active clients by country',
-      categories: [
-        'United States',
-        'Germany',
-        'United Kingdom',
-        'Israel',
-        'Egypt',
-        'France',
-        'Japan',
-        'Brazil',
-        'India',
-        'Canada',
-      ],
-      values: [5400, 3100, 1200, 800, 420, 310, 200, 120, 90, 40],
-      valueLabels: [
-        '5,400 (44.1%)',
-        '3,100 (25.3%)',
-        '1,200 (9.8%)',
-        '800 (6.5%)',
-        '420 (3.4%)',
-        '310 (2.5%)',
-        '200 (1.6%)',
-        '120 (1.0%)',
-        '90 (0.7%)',
-        '40 (0.3%)',
-      ],
-    },
-  };
+  const SPECS: Record<string, ChartSpec> = SAMPLE_SPECS;
   await initChartRenderer();
 
   async function timeEach(f: () => unknown): Promise<number[]> {

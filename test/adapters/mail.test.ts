@@ -5,7 +5,6 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { type ParsedMail, simpleParser } from 'mailparser';
@@ -13,28 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SmtpSink, safeFileFragment, startSmtpSink } from '../../src/adapters/local/smtp-sink.ts';
 import { sesMailer, smtpMailer } from '../../src/adapters/mail/nodemailer-mailer.ts';
 import type { MailMessage } from '../../src/ports/mailer.ts';
+import { barChartPng } from '../helpers/test-png.ts';
 
-/** A real 2×2 RGB PNG, built byte by byte. */
-function tinyPng(): Uint8Array {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
-  const ihdr = Buffer.from([0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
-  const rows = Buffer.from([0, 255, 0, 0, 0, 255, 0, 0, 0, 0, 255, 255, 255, 255]);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(rows)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-
-const PNG = tinyPng();
+/** A real PNG (a tiny bar chart), built byte by byte. */
+const PNG = barChartPng(8, 4, 2);
 const message = (to: string): MailMessage => ({
   from: 'pulse@example.com',
   to,

@@ -11,39 +11,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type ChartSpec, decodePng, renderChart } from '../../src/charts/index.ts';
+import { SAMPLE_SPECS } from './sample-specs.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/charts/', import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/charts/', import.meta.url));
 const UPDATE = process.env.UPDATE_CHART_REFERENCES === '1';
 
-const WEEKS = [
-  '2026-W40',
-  '2026-W41',
-  '2026-W42',
-  '2026-W43',
-  '2026-W44',
-  '2026-W45',
-  '2026-W46',
-  '2026-W47',
-  '2026-W48',
-];
 const REFERENCES: Record<string, ChartSpec> = {
-  'bars-active': {
-    kind: 'bars',
-    title: 'Active clients per week',
-    categories: WEEKS,
-    values: [3120, 3340, 3280, 3410, 3390, 3150, 3460, 3500, 3530],
-    highlightLast: true,
-  },
-  'lines-new-lost': {
-    kind: 'lines',
-    title: 'New and lost clients per week',
-    categories: WEEKS,
-    series: [
-      { name: 'New', values: [900, 1200, 800, 1300, 1000, 950, 1400, 1500, 1210], area: true },
-      { name: 'Lost', values: [700, 650, 900, 1000, 1100, 950, 800, 1300, 1200] },
-    ],
-  },
+  'bars-active': SAMPLE_SPECS.bars,
+  'lines-new-lost': SAMPLE_SPECS.lines,
 };
 
 describe('reference renderings', () => {
