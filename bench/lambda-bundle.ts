@@ -4,9 +4,11 @@
  * every function runs with (its NODE_OPTIONS). The benches that measure a bundle build and run it with these.
  */
 import { type BuildOptions, build, stop } from 'esbuild';
+import { NO_PAKO } from '../lib/constructs/bundle-aliases.ts';
 
 export const LAMBDA_BUILD_OPTIONS = {
   bundle: true,
+  alias: { pako: NO_PAKO },
   platform: 'node',
   format: 'esm',
   target: 'node24',

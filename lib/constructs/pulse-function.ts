@@ -8,6 +8,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { BUNDLED_CONFIG_FILE } from '../../src/app/bundled-config.ts';
 import { JOB_METRICS } from '../../src/app/job-metric.ts';
+import { NO_PAKO } from './bundle-aliases.ts';
 import { type BundleFile, copyCommands, stageJsonFile } from './bundle-files.ts';
 import { lambdaNodeOptions } from './node-options.ts';
 
@@ -93,6 +94,7 @@ export class PulseFunction extends Construct {
         sourceMap: true,
         // The Node 24 runtime ships the AWS SDK v3; bundling it would only grow the package.
         externalModules: ['@aws-sdk/*'],
+        esbuildArgs: { '--alias:pako': NO_PAKO },
         banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
         commandHooks: {
           beforeBundling: () => [],

@@ -4,7 +4,7 @@
  * whatever its title, labels and gridlines say.
  */
 import { crc32 } from 'node:zlib';
-import UPNG from 'upng-js';
+import UPNG from './upng.ts';
 import { DATA_COLOURS } from './spec.ts';
 
 export class PngDecodeError extends Error {
