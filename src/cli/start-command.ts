@@ -41,7 +41,7 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
     const { values } = parseArgs({ args, strict: false, options: { 'work-dir': { type: 'string' } } });
     const dir = typeof values['work-dir'] === 'string' ? values['work-dir'] : DEFAULT_WORK_DIR;
     io.stdout.write(
-      `Emails: ${dir}/outbox/  ·  archive: ${dir}/s3/  ·  run again to see exactly-once delivery and archiving\n`,
+      `Emails and each digest's full report: ${dir}/outbox/  ·  archive: ${dir}/s3/  ·  run again to see exactly-once delivery and archiving\n`,
     );
   }
   return code;

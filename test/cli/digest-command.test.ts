@@ -138,7 +138,7 @@ describe('pulse start', () => {
     const weekOver = lastCompleteIsoWeek(now, 'Europe/Berlin').stop < now.toISOString().slice(0, 10);
     expect(r.code).toBe(weekOver ? 0 : 1);
     expect(r.stdout).toMatch(weekOver ? /^digest: ok \(sent 2, skippedAlreadySent 0, held 0/ : /digest: NOT ok/);
-    expect(r.stdout).toContain(`Emails: ${workDir}/outbox/  ·  archive: ${workDir}/s3/`);
+    expect(r.stdout).toContain(`Emails and each digest's full report: ${workDir}/outbox/  ·  archive: ${workDir}/s3/`);
     // The outbox holds the license alerts too (test/cli/licenses-command.test.ts checks those).
     const raws = await Promise.all(
       (await emlFiles(join(workDir, 'outbox'))).map((f) => readFile(join(workDir, 'outbox', f), 'utf8')),
