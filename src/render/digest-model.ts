@@ -14,32 +14,17 @@ import type {
   ProductView,
 } from '../jobs/digest/view-model.ts';
 import { safeUrl } from './templater.ts';
+import { TREND_COLOURS, trendOf } from './trend.ts';
 
 /** The 600 px layout minus 2 × 24 px padding: the widest a chart can be without overflowing in Outlook. */
 export const CONTENT_WIDTH = 552;
 /** The email shows this many "what changed" sentences; the full report shows them all. */
 export const EMAIL_HIGHLIGHTS = 5;
 
-export const TREND_COLOURS = { good: '#1a7f37', bad: '#c4281c', neutral: '#5b6472' } as const;
-
-export const TREND_ARROWS: Record<KpiView['trend'], string> = { up: '▲', down: '▼', flat: '▬' };
-
-/** The word next to the arrow, so good/bad never rests on colour alone. */
-export function trendWord(kpi: Pick<KpiView, 'trend' | 'good'>): string {
-  if (kpi.good === true) return 'better';
-  if (kpi.good === false) return 'worse';
-  return kpi.trend === 'flat' ? 'unchanged' : '';
-}
-
+/** Arrow, word, colour and the class that lets the dark-mode stylesheet brighten the colour. */
 function tone(t: Pick<KpiView, 'trend' | 'good'>) {
-  const name = t.good === true ? 'good' : t.good === false ? 'bad' : 'neutral';
-  /** The class lets the dark-mode stylesheet brighten the colour without losing its meaning. */
-  return {
-    arrow: TREND_ARROWS[t.trend],
-    trendWord: trendWord(t),
-    color: TREND_COLOURS[name],
-    trendClass: `pulse-${name}`,
-  };
+  const { arrow, word, tone } = trendOf(t);
+  return { arrow, trendWord: word, color: TREND_COLOURS[tone], trendClass: `pulse-${tone}` };
 }
 
 function kpiModel(kpi: KpiView) {

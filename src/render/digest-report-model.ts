@@ -16,19 +16,7 @@ import type {
   ProductView,
   TableView,
 } from '../jobs/digest/view-model.ts';
-import { TREND_ARROWS, trendWord } from './digest-model.ts';
-
-/** The tone classes of the page's stylesheet (`.good`, `.bad`, `.neutral`), light colours = TREND_COLOURS. */
-export type Tone = 'good' | 'bad' | 'neutral';
-
-const toneOf = (t: Pick<KpiView, 'good'>): Tone => (t.good === true ? 'good' : t.good === false ? 'bad' : 'neutral');
-
-/** Arrow, word and tone of a trend: never colour alone. */
-const trend = (t: Pick<KpiView, 'trend' | 'good'>) => ({
-  arrow: TREND_ARROWS[t.trend],
-  word: trendWord(t),
-  tone: toneOf(t),
-});
+import { type Tone, trendOf as trend } from './trend.ts';
 
 function kpiModel(kpi: KpiView) {
   // "+12.5% vs last week · +3.1% vs 4-week avg" reads as two short lines in a narrow card.
