@@ -4,8 +4,8 @@
  * whatever its title, labels and gridlines say.
  */
 import { crc32 } from 'node:zlib';
-import UPNG from './upng.ts';
 import { DATA_COLOURS } from './spec.ts';
+import UPNG from './upng.ts';
 
 export class PngDecodeError extends Error {
   override name = 'PngDecodeError';

@@ -5,12 +5,12 @@
  * has at most 256 colours, else RGB without the alpha channel, which is always opaque here).
  */
 import { initWasm, Resvg } from '@resvg/resvg-wasm';
-import UPNG from './upng.ts';
 import { readChartAsset } from './assets.ts';
 import { chartFonts, FONT_FAMILY } from './fonts.ts';
 import type { ChartSpec, RenderedChart } from './spec.ts';
 import { CHART_PALETTE } from './spec.ts';
 import { layoutChart } from './svg.ts';
+import UPNG from './upng.ts';
 
 let ready: Promise<Uint8Array[]> | undefined;
 
