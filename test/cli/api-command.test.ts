@@ -229,7 +229,7 @@ describe('usage', () => {
   it.each([
     [['noSuchOp'], 'unknown operation id "noSuchOp"'],
     [['listEvents'], 'listEvents needs --product'],
-    [['productProperties', '--product', '1'], 'not scoped to a product'],
+    [['requestCsrf', '--product', '1'], 'not scoped to a product'],
     [['listEvents', '--product', '1', '--download', 'x.zip'], '--download works only with'],
     [['propertyValues', '--product', '1', '--body', '{"property": prodVersion}'], 'line 1, column 14 (position 13)'],
     [['propertyValues', '--product', '1', '--body', '{\n  "a": tru\n}'], 'line 2, column 11 (position 12)'],
@@ -265,6 +265,25 @@ describe('usage', () => {
     const r = await pulse(['propertyValues', '--product', emu.products[0]!.productId, '--body', `@${file}`]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).result.length).toBeGreaterThan(0);
+  });
+});
+
+describe('productProperties --product', () => {
+  it("uses the product form of the path: that product's catalogue, the same as the wire", async () => {
+    for (const product of emu.products) {
+      const r = await pulse(['productProperties', '--product', product.productId]);
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+      const same = await wire.call('GET', `/v3/meta/productProperties/${product.productId}`);
+      expect(same.status).toBe(200);
+      expect(JSON.parse(r.stdout)).toEqual(same.json);
+    }
+    expect(liveSessions()).toBe(othersSessions);
+  });
+
+  it('an unknown product is a 404 (exit 4): the product form was sent', async () => {
+    const r = await pulse(['productProperties', '--product', '99999999999']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('404');
   });
 });
 
@@ -355,6 +374,23 @@ describe('--download', () => {
     expect(r.code).toBe(0);
     expect(readFileSync(file, 'utf8').split('\r\n')[0]).toBe('clientId,prodVersion');
     expect(existsSync(`${file}.partial`)).toBe(false);
+  });
+
+  it('a directory, or a file in a missing folder, is a usage error (exit 2) before signing in', async () => {
+    const pid = emu.products[0]!.productId;
+    const body = JSON.stringify({ fileName: 'x.zip' });
+    for (const [target, message] of [
+      [dir, `--download: ${dir} is a directory`],
+      [`${join(dir, 'new-folder')}/`, 'is a directory'],
+      [join(dir, 'no-such-folder', 'x.zip'), `the folder ${join(dir, 'no-such-folder')} does not exist`],
+    ] as const) {
+      const signIns = emu.state.sessions.signIns;
+      const r = await pulse(['exceptionsDownloadUrl', '--product', pid, '--body', body, '--download', target]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^pulse api: [^\n]*\n$/);
+      expect(r.stderr).toContain(message);
+      expect(emu.state.sessions.signIns).toBe(signIns);
+    }
   });
 
   it('a failed download leaves no file', async () => {
