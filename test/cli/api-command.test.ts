@@ -3,7 +3,6 @@
  * api-shapes.md), the usage, auth, service and network exit codes, the no-echo prompt and `--download`.
  */
 import { execFile } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +14,7 @@ import { OPERATIONS } from '../../src/api/operations.ts';
 import type { ApiIo } from '../../src/cli/api-command.ts';
 import { main } from '../../src/cli/main.ts';
 import { signedIn, startTestEmulator, type TestSession } from '../helpers/emulator-session.ts';
+import { fakeTty, KEY } from '../helpers/fake-tty.ts';
 
 let emu: Emulator;
 const liveSessions = () => emu.state.sessions.liveSessionsOf(emu.credentials.userName).length;
@@ -288,23 +288,8 @@ describe('productProperties --product', () => {
 });
 
 describe('password', () => {
-  /** A fake terminal that types `keys` once the prompt listens. */
-  function terminal(keys: string[]) {
-    const t = Object.assign(new EventEmitter(), {
-      isTTY: true,
-      raw: false,
-      setRawMode: (raw: boolean) => (t.raw = raw),
-      resume: () =>
-        setImmediate(() => {
-          for (const k of keys) t.emit('data', Buffer.from(k));
-        }),
-      pause: () => {},
-    });
-    return t;
-  }
-
   it('without PULSE_PASSWORD and no terminal: exit 2 saying to set it', async () => {
-    const piped = Object.assign(terminal([]), { isTTY: false });
+    const piped = fakeTty([], { isTTY: false });
     const r = await pulse(['productProperties'], { PULSE_PASSWORD: '' }, piped);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('set PULSE_PASSWORD');
@@ -312,12 +297,21 @@ describe('password', () => {
 
   it('asks on the terminal without echoing', async () => {
     const pw = emu.credentials.password;
-    const t = terminal([pw.slice(0, 3), 'x\u007f', `${pw.slice(3)}\r`]);
+    // Line editing: Ctrl-U clears, Home moves to the start, Backspace deletes before the cursor.
+    const t = fakeTty(['wrong', KEY.ctrlU, pw.slice(1), KEY.home, pw[0]!, 'x', KEY.backspace, KEY.enter]);
     const r = await pulse(['productProperties'], { PULSE_PASSWORD: '' }, t);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(`Password for ${emu.credentials.userName}: \n`);
     expect(t.raw).toBe(false);
     expect(r.stdout).not.toContain(pw);
+  });
+
+  it('Ctrl-C at the prompt: exit 2, nothing sent', async () => {
+    const signIns = emu.state.sessions.signIns;
+    const r = await pulse(['productProperties'], { PULSE_PASSWORD: '' }, fakeTty(['abc', KEY.ctrlC]));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`Password for ${emu.credentials.userName}: \npulse api: password prompt cancelled\n`);
+    expect(emu.state.sessions.signIns).toBe(signIns);
   });
 
   it('a wrong password is exit 3 and appears nowhere', async () => {
