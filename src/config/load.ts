@@ -53,12 +53,12 @@ function readConfigText(path: string): string {
   }
   try {
     const { size } = fstatSync(fd);
-    if (size > MAX_CONFIG_BYTES) throw tooLarge(path, size);
+    if (size > MAX_CONFIG_BYTES) throw tooLarge(path, `${size} bytes`);
     // One byte more than the limit: a file that grew after the stat (or a pipe, size 0) is still caught.
     const buffer = Buffer.allocUnsafe(MAX_CONFIG_BYTES + 1);
     let length = 0;
     for (;;) {
-      if (length === buffer.length) throw tooLarge(path, length);
+      if (length === buffer.length) throw tooLarge(path, `more than ${MAX_CONFIG_BYTES} bytes`);
       const n = readSync(fd, buffer, length, buffer.length - length, null);
       if (n === 0) break;
       length += n;
@@ -75,7 +75,5 @@ function readConfigText(path: string): string {
 const cannotRead = (path: string, e: unknown) =>
   new ConfigError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
 
-const tooLarge = (path: string, size: number) =>
-  new ConfigError(
-    `${path}: too large (${size} bytes); a config file may have at most ${MAX_CONFIG_BYTES} bytes (1 MiB)`,
-  );
+const tooLarge = (path: string, size: string) =>
+  new ConfigError(`${path}: too large (${size}); a config file may have at most ${MAX_CONFIG_BYTES} bytes (1 MiB)`);

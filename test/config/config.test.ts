@@ -109,7 +109,7 @@ describe('pulse.config.json', () => {
     const fifo = join(dir, 'config.fifo');
     execFileSync('mkfifo', [fifo]);
     const writer = spawn('sh', ['-c', `head -c ${MAX_CONFIG_BYTES + 10} /dev/zero | tr '\\0' ' ' > '${fifo}'`]);
-    expect(() => loadConfig(fifo)).toThrow(/config\.fifo: too large \(1048577 bytes\)/);
+    expect(() => loadConfig(fifo)).toThrow(/config\.fifo: too large \(more than 1048576 bytes\)/);
     writer.kill();
   });
 
