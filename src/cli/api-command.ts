@@ -28,6 +28,7 @@ Options:
   --header-prefix P   prefix of header and cookie names (default $PULSE_HEADER_PREFIX or Svc)
   --user U            sign-in user (default $PULSE_USER)
   --download FILE     *DownloadUrl operations: fetch the file to FILE; exportClientPropertyList: write the CSV to FILE
+                      (a file name in an existing folder, not a directory)
   --list              list the operation ids with method and path
   -h, --help          show this help
 

@@ -36,8 +36,8 @@ export const JOB_OPTIONS = {
 } as const;
 
 export const JOB_OPTIONS_HELP = `  --config FILE      pulse.config.json to use (default $PULSE_CONFIG or ./pulse.config.json)
-  --local            run against in-process local peers (emulator, DynamoDB, S3, SMTP sink);
-                     uses the bundled examples/pulse.config.json unless --config is given
+  --local            run against in-process local peers (emulator, DynamoDB, S3, SMTP sink; they need
+                     the dev dependencies); uses the bundled examples/pulse.config.json unless --config is given
   --work-dir DIR     state of local runs (default ${DEFAULT_WORK_DIR}/)
   --faults FILE      with --local: run the emulator with this fault profile (see \`pulse emulator --faults\`)
   --json             print one JSON result object on stdout
