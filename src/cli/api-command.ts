@@ -121,6 +121,7 @@ async function parseApiArgs(args: string[]) {
   const id = positionals[0]!;
   const op = OPERATION_BY_ID.get(id);
   if (!op) throw new UsageError(`unknown operation id ${JSON.stringify(id)}; \`pulse api --list\` shows them`);
+  if (values.product === '') throw new UsageError('--product: expected a product id');
   if (isProductScoped(op) && !values.product) throw new UsageError(`${op.id} needs --product ID`);
   if (!acceptsProduct(op) && values.product !== undefined)
     throw new UsageError(`--product: ${op.id} is not scoped to a product`);

@@ -70,7 +70,7 @@ export class Transport {
   urlOf(op: OperationDef, productId: string | undefined): string {
     if (!isProductScoped(op)) {
       // [4] productProperties: `/{product_id}` appended when a product is given (the service's other form).
-      const product = op.optionalProduct && productId !== undefined ? `/${encodeURIComponent(productId)}` : '';
+      const product = op.optionalProduct && productId ? `/${encodeURIComponent(productId)}` : '';
       return this.opts.baseUrl + op.path + product;
     }
     if (productId === undefined || productId === '') throw new TypeError(`${op.id}: a product id is required`);

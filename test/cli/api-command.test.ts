@@ -230,6 +230,7 @@ describe('usage', () => {
     [['noSuchOp'], 'unknown operation id "noSuchOp"'],
     [['listEvents'], 'listEvents needs --product'],
     [['requestCsrf', '--product', '1'], 'not scoped to a product'],
+    [['productProperties', '--product', ''], '--product: expected a product id'],
     [['listEvents', '--product', '1', '--download', 'x.zip'], '--download works only with'],
     [['propertyValues', '--product', '1', '--body', '{"property": prodVersion}'], 'line 1, column 14 (position 13)'],
     [['propertyValues', '--product', '1', '--body', '{\n  "a": tru\n}'], 'line 2, column 11 (position 12)'],
