@@ -9,15 +9,13 @@ export interface RouteDef extends OperationDef {
   public?: boolean;
   /** Feature required on the product (403 Feature Not Enabled otherwise). */
   feature?: 'rawDataExport';
-  /** The product segment may be left out ([4]). */
-  optionalProduct?: boolean;
+  // `optionalProduct` (the product segment may be left out, [4]) comes from the operation table.
 }
 
 /** Emulator rules on top of the shared operation table (api-shapes §2, §3, §13). */
 const RULES: Partial<Record<OperationId, Omit<RouteDef, keyof OperationDef>>> = {
   requestCsrf: { public: true },
   signIn: { public: true },
-  productProperties: { optionalProduct: true },
   rawEventsListFiles: { feature: 'rawDataExport' },
   rawEventsDownloadUrl: { feature: 'rawDataExport' },
 };

@@ -12,6 +12,8 @@ export interface OperationDef {
    * writes or the client export).
    */
   retrySafe: boolean;
+  /** The path also takes the product as a last segment, `<path>/{product_id}` ([4] productProperties). */
+  optionalProduct?: boolean;
 }
 
 const op = (id: string, method: OperationDef['method'], path: string, retrySafe = true): OperationDef => ({
@@ -25,7 +27,7 @@ export const OPERATIONS = [
   op('requestCsrf', 'GET', '/v3/request-csrf'),
   op('signIn', 'POST', '/v3/auth/web'),
   op('logout', 'POST', '/v3/auth/logout', false),
-  op('productProperties', 'GET', '/v3/meta/productProperties'),
+  { ...op('productProperties', 'GET', '/v3/meta/productProperties'), optionalProduct: true },
   op('propertyValues', 'POST', '/v3/meta/propertyValues/{product_id}'),
   op('listEvents', 'GET', '/v3/event-tracking/{product_id}'),
   op('dateRangeReport', 'POST', '/v3/reporting/generic/dateRange/{product_id}'),
@@ -67,3 +69,6 @@ export function isOperationId(id: string): id is OperationId {
 
 /** True when the operation's path takes a product id. */
 export const isProductScoped = (o: OperationDef): boolean => o.path.includes('{product_id}');
+
+/** True when the operation may be called for a product: product-scoped, or with an optional product segment. */
+export const acceptsProduct = (o: OperationDef): boolean => isProductScoped(o) || o.optionalProduct === true;

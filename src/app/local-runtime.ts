@@ -10,37 +10,13 @@ import type { EmulatorOptions } from '../../emulator/index.ts';
 import { DynamoDbLedger } from '../adapters/aws/dynamodb-ledger.ts';
 import { type LocalPeers, startLocalPeers } from '../adapters/local/local-peers.ts';
 import { ReportFolder } from '../adapters/local/report-folder.ts';
-import { ConfigError } from '../config/load.ts';
 import { Archive, type PulseConfig } from '../config/schema.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { systemClock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import { reportingClientFor } from './service-client.ts';
 
-export const EXAMPLE_CONFIG = new URL('../../examples/pulse.config.json', import.meta.url).pathname;
-
-export const LOCAL_EMULATOR_ENV = 'PULSE_LOCAL_EMULATOR';
-const LOCAL_EMULATOR_OPTIONS = ['seed', 'clients', 'today'] as const;
-
-/** The emulator options in `$PULSE_LOCAL_EMULATOR` (a JSON object), validated when the emulator starts. */
-export function localEmulatorOptions(env: Record<string, string | undefined>): EmulatorOptions | undefined {
-  const text = env[LOCAL_EMULATOR_ENV];
-  if (text === undefined || text === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigError(`$${LOCAL_EMULATOR_ENV}: expected a JSON object such as {"clients": 50000}`);
-  }
-  const unknown = Object.keys(value).filter((k) => !(LOCAL_EMULATOR_OPTIONS as readonly string[]).includes(k));
-  if (unknown.length > 0) {
-    throw new ConfigError(`$${LOCAL_EMULATOR_ENV}: unknown option ${unknown[0]}; one of ${LOCAL_EMULATOR_OPTIONS}`);
-  }
-  return value as EmulatorOptions;
-}
+export { EXAMPLE_CONFIG, LOCAL_EMULATOR_ENV, localEmulatorOptions } from './local-options.ts';
 
 export interface LocalRuntime {
   config: PulseConfig;

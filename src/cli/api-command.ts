@@ -4,9 +4,10 @@
  * a flag would leak it into shell history and the process list.
  */
 import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { isProductScoped, OPERATION_BY_ID, OPERATIONS, type OperationDef } from '../api/operations.ts';
+import { acceptsProduct, isProductScoped, OPERATION_BY_ID, OPERATIONS, type OperationDef } from '../api/operations.ts';
 import { ReportingClient } from '../client/client.ts';
 import { ClientConfigError, ReportingServiceError } from '../client/errors.ts';
 import type { ExportClientPropertyListRequest } from '../client/families/client-profile.ts';
@@ -20,13 +21,14 @@ export const API_HELP = `Usage: pulse api <operationId> [options]
 Calls one Reporting Service operation and prints its validated JSON answer (nothing for empty answers).
 
 Options:
-  --product ID        product id (required by product-scoped operations)
+  --product ID        product id (required by product-scoped operations; optional for productProperties)
   --body JSON|@FILE   request body as JSON text, or @path of a JSON file
   --base-url URL      service base URL (default $PULSE_BASE_URL)
   --origin URL        dashboard origin the service allows (default $PULSE_ORIGIN)
   --header-prefix P   prefix of header and cookie names (default $PULSE_HEADER_PREFIX or Svc)
   --user U            sign-in user (default $PULSE_USER)
   --download FILE     *DownloadUrl operations: fetch the file to FILE; exportClientPropertyList: write the CSV to FILE
+                      (a file name in an existing folder, not a directory)
   --list              list the operation ids with method and path
   -h, --help          show this help
 
@@ -119,8 +121,9 @@ async function parseApiArgs(args: string[]) {
   const id = positionals[0]!;
   const op = OPERATION_BY_ID.get(id);
   if (!op) throw new UsageError(`unknown operation id ${JSON.stringify(id)}; \`pulse api --list\` shows them`);
+  if (values.product === '') throw new UsageError('--product: expected a product id');
   if (isProductScoped(op) && !values.product) throw new UsageError(`${op.id} needs --product ID`);
-  if (!isProductScoped(op) && values.product !== undefined)
+  if (!acceptsProduct(op) && values.product !== undefined)
     throw new UsageError(`--product: ${op.id} is not scoped to a product`);
   if (values.body !== undefined && (op.method === 'GET' || op.id === 'signIn'))
     throw new UsageError(
@@ -129,6 +132,7 @@ async function parseApiArgs(args: string[]) {
   if (values.download !== undefined && !isDownloadUrlOp(op) && !isExportOp(op))
     throw new UsageError('--download works only with the *DownloadUrl operations and exportClientPropertyList');
   if (values.download === '') throw new UsageError('--download: expected a file name');
+  if (values.download !== undefined) await checkDownloadTarget(values.download);
   const request: ApiRequest = {
     op,
     productId: values.product,
@@ -136,6 +140,15 @@ async function parseApiArgs(args: string[]) {
     download: values.download,
   };
   return { values: values as Record<string, string | undefined>, request };
+}
+
+/** `--download FILE` must name a file in an existing folder: checked before signing in, a usage error (exit 2). */
+async function checkDownloadTarget(file: string): Promise<void> {
+  const target = await stat(file).catch(() => undefined);
+  if (target?.isDirectory() || /[/\\]$/.test(file))
+    throw new UsageError(`--download: ${file} is a directory; give the file to write, e.g. ${join(file, 'file.zip')}`);
+  const folder = await stat(dirname(file)).catch(() => undefined);
+  if (!folder?.isDirectory()) throw new UsageError(`--download: the folder ${dirname(file)} does not exist`);
 }
 
 const OPTIONS = {

@@ -7,7 +7,7 @@
  * | code | meaning                                                                                          |
  * | ---- | ------------------------------------------------------------------------------------------------ |
  * | 1    | the job held or failed something, or Pulse failed (work directory busy, an unexpected error)     |
- * | 2    | usage or configuration error: nothing was started                                                |
+ * | 2    | usage or configuration error (or --local without the dev dependencies): nothing was started      |
  * | 3    | credentials or origin refused (the Reporting Service's, or AWS's)                                |
  * | 4    | a service answered with an error (the Reporting Service, S3, DynamoDB)                           |
  * | 5    | network: a service could not be reached or did not answer in time                                |
@@ -16,7 +16,8 @@ import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { FaultProfileError } from '../../emulator/faults.ts';
 import { PlaceholderCredentialsError } from '../adapters/aws/secrets.ts';
-import { LocalStateError } from '../adapters/local/local-peers.ts';
+import { LocalStateError } from '../adapters/local/local-state-error.ts';
+import { LocalPeersMissingError } from '../app/load-local-runtime.ts';
 import {
   AuthenticationError,
   ClientConfigError,
@@ -52,6 +53,8 @@ export function describeFailure(e: unknown, ctx: FailureContext = {}): Failure {
   if (e instanceof UsageError || e instanceof ConfigError || e instanceof ClientConfigError)
     return { code: EXIT.usage, line: message };
   if (e instanceof FaultProfileError) return { code: EXIT.usage, line: `--faults: ${message}` };
+  // --local in a production install: nothing was started, the message says what to install.
+  if (e instanceof LocalPeersMissingError) return { code: EXIT.usage, line: message };
   if (e instanceof ReportingServiceError) return reportingFailure(e, message);
   // The stack's secret before an operator set it: the message names the secret and the command that sets it.
   if (e instanceof PlaceholderCredentialsError) return { code: EXIT.auth, line: message };

@@ -11,9 +11,10 @@
  */
 import { EmulatorConfigError, type EmulatorOptions, resolveOptions } from '../../emulator/options.ts';
 import { ConsoleLogger } from '../adapters/console-logger.ts';
-import { DEFAULT_WORK_DIR } from '../adapters/local/local-peers.ts';
+import { DEFAULT_WORK_DIR } from '../adapters/local/work-dir.ts';
 import { awsPorts } from '../app/aws-runtime.ts';
-import { EXAMPLE_CONFIG, LOCAL_EMULATOR_ENV, localEmulatorOptions, startLocalRuntime } from '../app/local-runtime.ts';
+import { loadLocalRuntime } from '../app/load-local-runtime.ts';
+import { EXAMPLE_CONFIG, LOCAL_EMULATOR_ENV, localEmulatorOptions } from '../app/local-options.ts';
 import { envCredentials } from '../app/service-client.ts';
 import { ConfigError, configPath, loadConfig } from '../config/load.ts';
 import type { PulseConfig } from '../config/schema.ts';
@@ -35,8 +36,8 @@ export const JOB_OPTIONS = {
 } as const;
 
 export const JOB_OPTIONS_HELP = `  --config FILE      pulse.config.json to use (default $PULSE_CONFIG or ./pulse.config.json)
-  --local            run against in-process local peers (emulator, DynamoDB, S3, SMTP sink);
-                     uses the bundled examples/pulse.config.json unless --config is given
+  --local            run against in-process local peers (emulator, DynamoDB, S3, SMTP sink; they need
+                     the dev dependencies); uses the bundled examples/pulse.config.json unless --config is given
   --work-dir DIR     state of local runs (default ${DEFAULT_WORK_DIR}/)
   --faults FILE      with --local: run the emulator with this fault profile (see \`pulse emulator --faults\`)
   --json             print one JSON result object on stdout
@@ -149,6 +150,8 @@ async function startRuntime(
 ): Promise<JobRuntime & { close(): Promise<void> }> {
   const { config, flags, workDir, emulator } = setup;
   if (flags.local) {
+    // Loaded only here: the local peers are devDependencies (load-local-runtime.ts).
+    const { startLocalRuntime } = await loadLocalRuntime();
     const rt = await startLocalRuntime({ workDir, config, logger, emulator });
     return { config: rt.config, ports: rt.ports, workDir, close: rt.close };
   }

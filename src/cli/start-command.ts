@@ -3,7 +3,7 @@
  * (emulator, DynamoDB, S3, SMTP sink), state kept in the work directory so a second run sees the first.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_WORK_DIR } from '../adapters/local/local-peers.ts';
+import { DEFAULT_WORK_DIR } from '../adapters/local/work-dir.ts';
 import { archiveCommand } from './archive-command.ts';
 import { digestCommand } from './digest-command.ts';
 import { type CliIo, EXIT } from './io.ts';

@@ -4,48 +4,46 @@
  */
 import { type EventEmitter, once } from 'node:events';
 import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { type CliIo, UsageError } from './io.ts';
 
-/** The part of stdin the password prompt needs; `process.stdin` by default (tests pass a fake terminal). */
-export interface PromptInput {
-  isTTY?: boolean;
-  setRawMode?(raw: boolean): unknown;
-  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
-  off(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
-  resume(): unknown;
-  pause(): unknown;
+/** stdin for the password prompt; `process.stdin` by default (tests pass a fake terminal). */
+export type PromptInput = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(raw: boolean): unknown };
+
+/** Ctrl-C at the password prompt: nothing was sent anywhere. */
+export class PromptCancelledError extends UsageError {
+  override name = 'PromptCancelledError';
 }
 
 /**
- * Reads a password from the terminal in raw mode, so it is never echoed; refuses (naming `envName`) when stdin is
- * not a terminal. Enter or Ctrl-D ends it, Backspace deletes, Ctrl-C cancels.
+ * Reads a password from the terminal without echoing it; refuses (naming `envName`) when stdin is not a terminal.
+ * The line editing is node:readline's, with everything it would draw thrown away: arrow keys move the cursor (never
+ * into the password as escape sequences), Backspace deletes, Ctrl-U clears up to the cursor, Enter ends, Ctrl-C
+ * cancels (PromptCancelledError), Ctrl-D on an empty line ends with nothing (refused as an empty password).
  */
 export function promptPassword(stdin: PromptInput, stderr: CliIo['stderr'], label: string, envName: string) {
   if (!stdin.isTTY || !stdin.setRawMode)
     return Promise.reject(new UsageError(`no password: set ${envName} (stdin is not a terminal to ask on)`));
   stderr.write(`${label}: `);
+  const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const rl = createInterface({ input: stdin, output: muted, terminal: true, historySize: 0 });
   return new Promise<string>((resolve, reject) => {
-    let value = '';
-    const finish = (error?: Error) => {
-      stdin.off('data', onData);
-      stdin.setRawMode?.(false);
-      stdin.pause();
+    let outcome: { value: string } | { error: Error } = { error: new UsageError('empty password') };
+    rl.once('line', (line) => {
+      outcome = line === '' ? outcome : { value: line };
+      rl.close();
+    });
+    rl.once('SIGINT', () => {
+      outcome = { error: new PromptCancelledError('password prompt cancelled') };
+      rl.close();
+    });
+    // readline leaves raw mode and pauses stdin when it closes.
+    rl.once('close', () => {
       stderr.write('\n');
-      if (error) reject(error);
-      else if (value === '') reject(new UsageError('empty password'));
-      else resolve(value);
-    };
-    const onData = (chunk: Buffer | string) => {
-      for (const ch of String(chunk)) {
-        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish();
-        if (ch === '\u0003') return finish(new UsageError('password prompt cancelled'));
-        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
-        else if (ch >= ' ') value += ch;
-      }
-    };
-    stdin.setRawMode!(true);
-    stdin.resume();
-    stdin.on('data', onData);
+      if ('value' in outcome) resolve(outcome.value);
+      else reject(outcome.error);
+    });
   });
 }
 

@@ -68,7 +68,11 @@ export class Transport {
   }
 
   urlOf(op: OperationDef, productId: string | undefined): string {
-    if (!isProductScoped(op)) return this.opts.baseUrl + op.path;
+    if (!isProductScoped(op)) {
+      // [4] productProperties: `/{product_id}` appended when a product is given (the service's other form).
+      const product = op.optionalProduct && productId ? `/${encodeURIComponent(productId)}` : '';
+      return this.opts.baseUrl + op.path + product;
+    }
     if (productId === undefined || productId === '') throw new TypeError(`${op.id}: a product id is required`);
     return this.opts.baseUrl + op.path.replace('{product_id}', encodeURIComponent(productId));
   }

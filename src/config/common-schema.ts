@@ -36,8 +36,17 @@ export const WeeklySchedule = z
   })
   .default({ day: 'monday', time: '08:00', timeZone: 'UTC' });
 
+/** Longest title or name in the config: they go into subjects and headings, where more is a mistake. */
+export const MAX_TEXT_LENGTH = 200;
+
+/** A person's display name: at most MAX_TEXT_LENGTH characters. */
+export const Name = z.string().max(MAX_TEXT_LENGTH, `at most ${MAX_TEXT_LENGTH} characters`);
+
+/** A title or product name: 1 to MAX_TEXT_LENGTH characters. */
+export const Text = Name.min(1);
+
 export const Recipient = z.strictObject({
   address: Email,
-  name: z.string().optional(),
+  name: Name.optional(),
   timeZone: TimeZone.optional().describe('delivery time zone of this recipient; default: the schedule time zone'),
 });

@@ -4,7 +4,7 @@
  * field with an example.
  */
 import * as z from 'zod';
-import { Email, LocalTime, ProductId, TimeZone, WeeklySchedule } from './common-schema.ts';
+import { Email, LocalTime, Name, ProductId, Text, TimeZone, WeeklySchedule } from './common-schema.ts';
 
 const Days = z.number().int().min(1).max(3650);
 
@@ -19,7 +19,7 @@ const stageDays = (defaults: number[]) =>
 /** A recipient of license mail: "days before expiry" are counted in this time zone. */
 export const LicenseRecipient = z.strictObject({
   address: Email,
-  name: z.string().optional(),
+  name: Name.optional(),
   timeZone: TimeZone.default('UTC').describe('where this recipient counts days (and gets scheduled mail)'),
 });
 
@@ -107,7 +107,7 @@ export const Licenses = z.strictObject({
     .describe('keys shown in one email (most urgent first); all of them are in its CSV attachment'),
   report: z
     .strictObject({
-      title: z.string().min(1).default('Weekly license registry report'),
+      title: Text.default('Weekly license registry report'),
       schedule: WeeklySchedule,
       recipients: z.array(LicenseRecipient).min(1).optional().describe('default: the owner'),
     })

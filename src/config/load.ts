@@ -1,5 +1,5 @@
 /** Reads and validates the config; every failure is a ConfigError naming the file and the field's path. */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { formatPath } from '../client/shape.ts';
 import { PulseConfig } from './schema.ts';
 
@@ -8,6 +8,12 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_CONFIG_PATH = 'pulse.config.json';
+
+/**
+ * The largest config file read: a real one is a few kB, and JSON.parse of a huge one (a 60 MB title) costs many
+ * times its size in memory before the schema could refuse it.
+ */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** `--config`, else `$PULSE_CONFIG`, else ./pulse.config.json. */
 export function configPath(flag: string | undefined, env: Record<string, string | undefined>): string {
@@ -25,17 +31,49 @@ export function loadConfig(path: string): PulseConfig {
   return parseConfig(readConfigJson(path), path);
 }
 
-/** The file's JSON, unvalidated (a Lambda lays the stack's names over it first); errors name the file. */
+/**
+ * The file's JSON, unvalidated (a Lambda lays the stack's names over it first); errors name the file. At most
+ * MAX_CONFIG_BYTES are read (the size is checked before reading); a leading UTF-8 byte order mark is skipped.
+ */
 export function readConfigJson(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const text = readConfigText(path).replace(/^\uFEFF/, '');
   try {
     return JSON.parse(text);
   } catch (e) {
     throw new ConfigError(`${path}: not valid JSON (${(e as Error).message})`);
   }
 }
+
+function readConfigText(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw cannotRead(path, e);
+  }
+  try {
+    const { size } = fstatSync(fd);
+    if (size > MAX_CONFIG_BYTES) throw tooLarge(path, `${size} bytes`);
+    // One byte more than the limit: a file that grew after the stat (or a pipe, size 0) is still caught.
+    const buffer = Buffer.allocUnsafe(MAX_CONFIG_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) throw tooLarge(path, `more than ${MAX_CONFIG_BYTES} bytes`);
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+    }
+    return buffer.toString('utf8', 0, length);
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    throw cannotRead(path, e);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const cannotRead = (path: string, e: unknown) =>
+  new ConfigError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+
+const tooLarge = (path: string, size: string) =>
+  new ConfigError(`${path}: too large (${size}); a config file may have at most ${MAX_CONFIG_BYTES} bytes (1 MiB)`);

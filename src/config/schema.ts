@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { unsafeKeyPartReason, unsafeTemplateReason } from '../ports/archive-key.ts';
-import { Email, ProductId, Recipient, WeeklySchedule } from './common-schema.ts';
+import { Email, ProductId, Recipient, Text, WeeklySchedule } from './common-schema.ts';
 import { Licenses } from './licenses-schema.ts';
 
 export { Email, ProductId, TimeZone, WEEKDAYS } from './common-schema.ts';
@@ -85,7 +85,7 @@ const Service = z.strictObject({
     .describe('Reporting Service sessions all deployed functions hold at once (the service allows 5 per user)'),
 });
 
-const Product = z.strictObject({ id: ProductId, name: z.string().min(1).optional() });
+const Product = z.strictObject({ id: ProductId, name: Text.optional() });
 
 const Mail = z.strictObject({
   from: Email,
@@ -105,7 +105,7 @@ const Mail = z.strictObject({
 
 const Digest = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lower-case letters, digits and dashes'),
-  title: z.string().min(1).default('Weekly product digest'),
+  title: Text.default('Weekly product digest'),
   productIds: z.array(ProductId).min(1),
   recipients: z.array(Recipient).min(1),
   schedule: WeeklySchedule,

@@ -43,7 +43,8 @@ export function loadTemplate(name: TemplateName, compiledHtml?: string, dir = te
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       throw new TemplateMissingError(
-        `compiled template ${file} is missing: run \`npm run build:templates\` (it compiles templates/*.mjml)`,
+        `compiled template ${file} is missing: run \`npm run build:templates\` (it compiles templates/*.mjml with ` +
+          'mjml, a dev dependency: in a production install, build them before `npm prune --omit=dev`)',
       );
     }
     template = compileTemplate(html, name);

@@ -3,7 +3,6 @@
  * api-shapes.md), the usage, auth, service and network exit codes, the no-echo prompt and `--download`.
  */
 import { execFile } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +14,7 @@ import { OPERATIONS } from '../../src/api/operations.ts';
 import type { ApiIo } from '../../src/cli/api-command.ts';
 import { main } from '../../src/cli/main.ts';
 import { signedIn, startTestEmulator, type TestSession } from '../helpers/emulator-session.ts';
+import { fakeTty, KEY } from '../helpers/fake-tty.ts';
 
 let emu: Emulator;
 const liveSessions = () => emu.state.sessions.liveSessionsOf(emu.credentials.userName).length;
@@ -229,7 +229,8 @@ describe('usage', () => {
   it.each([
     [['noSuchOp'], 'unknown operation id "noSuchOp"'],
     [['listEvents'], 'listEvents needs --product'],
-    [['productProperties', '--product', '1'], 'not scoped to a product'],
+    [['requestCsrf', '--product', '1'], 'not scoped to a product'],
+    [['productProperties', '--product', ''], '--product: expected a product id'],
     [['listEvents', '--product', '1', '--download', 'x.zip'], '--download works only with'],
     [['propertyValues', '--product', '1', '--body', '{"property": prodVersion}'], 'line 1, column 14 (position 13)'],
     [['propertyValues', '--product', '1', '--body', '{\n  "a": tru\n}'], 'line 2, column 11 (position 12)'],
@@ -268,24 +269,28 @@ describe('usage', () => {
   });
 });
 
-describe('password', () => {
-  /** A fake terminal that types `keys` once the prompt listens. */
-  function terminal(keys: string[]) {
-    const t = Object.assign(new EventEmitter(), {
-      isTTY: true,
-      raw: false,
-      setRawMode: (raw: boolean) => (t.raw = raw),
-      resume: () =>
-        setImmediate(() => {
-          for (const k of keys) t.emit('data', Buffer.from(k));
-        }),
-      pause: () => {},
-    });
-    return t;
-  }
+describe('productProperties --product', () => {
+  it("uses the product form of the path: that product's catalogue, the same as the wire", async () => {
+    for (const product of emu.products) {
+      const r = await pulse(['productProperties', '--product', product.productId]);
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+      const same = await wire.call('GET', `/v3/meta/productProperties/${product.productId}`);
+      expect(same.status).toBe(200);
+      expect(JSON.parse(r.stdout)).toEqual(same.json);
+    }
+    expect(liveSessions()).toBe(othersSessions);
+  });
 
+  it('an unknown product is a 404 (exit 4): the product form was sent', async () => {
+    const r = await pulse(['productProperties', '--product', '99999999999']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('404');
+  });
+});
+
+describe('password', () => {
   it('without PULSE_PASSWORD and no terminal: exit 2 saying to set it', async () => {
-    const piped = Object.assign(terminal([]), { isTTY: false });
+    const piped = fakeTty([], { isTTY: false });
     const r = await pulse(['productProperties'], { PULSE_PASSWORD: '' }, piped);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('set PULSE_PASSWORD');
@@ -293,12 +298,21 @@ describe('password', () => {
 
   it('asks on the terminal without echoing', async () => {
     const pw = emu.credentials.password;
-    const t = terminal([pw.slice(0, 3), 'x\u007f', `${pw.slice(3)}\r`]);
+    // Line editing: Ctrl-U clears, Home moves to the start, Backspace deletes before the cursor.
+    const t = fakeTty(['wrong', KEY.ctrlU, pw.slice(1), KEY.home, pw[0]!, 'x', KEY.backspace, KEY.enter]);
     const r = await pulse(['productProperties'], { PULSE_PASSWORD: '' }, t);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(`Password for ${emu.credentials.userName}: \n`);
     expect(t.raw).toBe(false);
     expect(r.stdout).not.toContain(pw);
+  });
+
+  it('Ctrl-C at the prompt: exit 2, nothing sent', async () => {
+    const signIns = emu.state.sessions.signIns;
+    const r = await pulse(['productProperties'], { PULSE_PASSWORD: '' }, fakeTty(['abc', KEY.ctrlC]));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`Password for ${emu.credentials.userName}: \npulse api: password prompt cancelled\n`);
+    expect(emu.state.sessions.signIns).toBe(signIns);
   });
 
   it('a wrong password is exit 3 and appears nowhere', async () => {
@@ -355,6 +369,23 @@ describe('--download', () => {
     expect(r.code).toBe(0);
     expect(readFileSync(file, 'utf8').split('\r\n')[0]).toBe('clientId,prodVersion');
     expect(existsSync(`${file}.partial`)).toBe(false);
+  });
+
+  it('a directory, or a file in a missing folder, is a usage error (exit 2) before signing in', async () => {
+    const pid = emu.products[0]!.productId;
+    const body = JSON.stringify({ fileName: 'x.zip' });
+    for (const [target, message] of [
+      [dir, `--download: ${dir} is a directory`],
+      [`${join(dir, 'new-folder')}/`, 'is a directory'],
+      [join(dir, 'no-such-folder', 'x.zip'), `the folder ${join(dir, 'no-such-folder')} does not exist`],
+    ] as const) {
+      const signIns = emu.state.sessions.signIns;
+      const r = await pulse(['exceptionsDownloadUrl', '--product', pid, '--body', body, '--download', target]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^pulse api: [^\n]*\n$/);
+      expect(r.stderr).toContain(message);
+      expect(emu.state.sessions.signIns).toBe(signIns);
+    }
   });
 
   it('a failed download leaves no file', async () => {

@@ -1,5 +1,6 @@
 /** [4] productProperties, [5] propertyValues and [6] listEvents through the typed client, against the emulator. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../src/client/errors.ts';
 import { expectSameAsWire, type Peer, startPeer } from './typed-vs-wire.ts';
 
 let peer: Peer;
@@ -17,6 +18,12 @@ describe('[4] productProperties', () => {
     const names = r.result.flatMap((c) => c.properties.map((p) => p.name));
     expect(names).toContain('prodVersion');
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('with a productId, calls the product form `…/productProperties/{product_id}`', async () => {
+    const r = await peer.client.productProperties({ productId: peer.productId });
+    expect(r).toEqual(await peer.client.productProperties());
+    await expect(peer.client.productProperties({ productId: '99999999999' })).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 

@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configJsonSchema } from '../../src/config/json-schema.ts';
-import { ConfigError, configPath, loadConfig, parseConfig } from '../../src/config/load.ts';
+import { ConfigError, configPath, loadConfig, MAX_CONFIG_BYTES, parseConfig } from '../../src/config/load.ts';
 
 const EXAMPLE = new URL('../../examples/pulse.config.json', import.meta.url).pathname;
 // biome-ignore lint/suspicious/noExplicitAny: each case mutates a different corner of a raw JSON document.
@@ -84,6 +85,66 @@ describe('pulse.config.json', () => {
     expect(() => loadConfig(join(dir, 'missing.json'))).toThrow(/missing\.json: cannot read \(ENOENT\)/);
     writeFileSync(join(dir, 'bad.json'), '{ "service": ');
     expect(() => loadConfig(join(dir, 'bad.json'))).toThrow(/bad\.json: not valid JSON/);
+  });
+
+  it('refuses a file over 1 MiB before reading it, naming the path and the limit', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
+    const file = join(dir, 'huge.json');
+    const c = example();
+    c.digests[0].title = 'x'.repeat(MAX_CONFIG_BYTES);
+    writeFileSync(file, JSON.stringify(c));
+    expect(() => loadConfig(file)).toThrow(ConfigError);
+    expect(() => loadConfig(file)).toThrow(
+      `${file}: too large (${statSync(file).size} bytes); a config file may have at most 1048576 bytes (1 MiB)`,
+    );
+    // Just under the limit is read, and then refused by the schema for its title.
+    c.digests[0].title = 'x'.repeat(MAX_CONFIG_BYTES - 5000);
+    writeFileSync(file, JSON.stringify(c));
+    expect(() => loadConfig(file)).toThrow('digests[0].title: at most 200 characters');
+  });
+
+  it('reads a pipe of at most 1 MiB, and refuses a longer one (its size is unknown before reading)', () => {
+    if (process.platform === 'win32') return;
+    const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
+    const fifo = join(dir, 'config.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const writer = spawn('sh', ['-c', `head -c ${MAX_CONFIG_BYTES + 10} /dev/zero | tr '\\0' ' ' > '${fifo}'`]);
+    expect(() => loadConfig(fifo)).toThrow(/config\.fifo: too large \(more than 1048576 bytes\)/);
+    writer.kill();
+  });
+
+  it('accepts a leading UTF-8 byte order mark', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
+    const file = join(dir, 'bom.json');
+    writeFileSync(file, `\uFEFF${readFileSync(EXAMPLE, 'utf8')}`);
+    expect(loadConfig(file)).toEqual(loadConfig(EXAMPLE));
+  });
+
+  it.each([
+    [(c: RawConfig) => (c.digests[0].title = 't'.repeat(201)), 'digests[0].title: at most 200 characters'],
+    [(c: RawConfig) => (c.products[0].name = 'n'.repeat(201)), 'products[0].name: at most 200 characters'],
+    [
+      (c: RawConfig) => (c.digests[0].recipients[0].name = 'n'.repeat(201)),
+      'digests[0].recipients[0].name: at most 200 characters',
+    ],
+  ])('limits titles and names to 200 characters (%#)', (mutate, expected) => {
+    const c = example();
+    expect(() => parseConfig(c)).not.toThrow();
+    mutate(c);
+    expect(() => parseConfig(c)).toThrow(expected);
+  });
+
+  it("the README's configuration example is valid as shown", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration: `pulse.config.json`'));
+    const block = /^```(\w*)\n([\s\S]*?)^```$/m.exec(section);
+    expect(block?.[1]).toBe('json');
+    const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
+    const file = join(dir, 'readme.json');
+    writeFileSync(file, block![2]!);
+    const cfg = loadConfig(file);
+    expect(cfg.digests[0]!.id).toBe('exec-weekly');
+    expect(cfg.archive?.publicBaseUrl).toBe('https://archive.example.com');
   });
 
   it('takes the path from --config, then PULSE_CONFIG, then the default', () => {

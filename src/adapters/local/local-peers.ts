@@ -23,10 +23,11 @@ import { LocalStateError, WorkDirBusyError } from './local-state-error.ts';
 import { ensureBucket, ensureTable, startDynalite, startS3rver } from './peer-servers.ts';
 import { type QuarantinedEntry, quarantineBrokenS3rverEntries } from './s3rver-recovery.ts';
 import { type SmtpSink, startSmtpSink } from './smtp-sink.ts';
+import { DEFAULT_WORK_DIR } from './work-dir.ts';
 
 export { LocalStateError, WorkDirBusyError } from './local-state-error.ts';
 
-export const DEFAULT_WORK_DIR = '.pulse';
+export { DEFAULT_WORK_DIR } from './work-dir.ts';
 /** Where broken s3rver entries are moved, one folder per start that found any. */
 export const S3_QUARANTINE_DIR = 's3-quarantine';
 

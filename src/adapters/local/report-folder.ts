@@ -4,7 +4,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ReportPages } from '../../ports/report-pages.ts';
-import { safeFileFragment } from './smtp-sink.ts';
+import { safeFileFragment } from './file-names.ts';
 
 export class ReportFolder implements ReportPages {
   private readonly dir: string;

@@ -13,6 +13,7 @@ import { basename, join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { type Clock, systemClock } from '../../ports/clock.ts';
+import { safeFileFragment } from './file-names.ts';
 
 export interface SmtpSinkOptions {
   outboxDir: string;
@@ -43,15 +44,7 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-/** A file-name fragment from an address: letters, digits and `@._+-` only, no leading dots, at most 64 characters. */
-export function safeFileFragment(address: string): string {
-  const cleaned = address
-    .toLowerCase()
-    .replace(/[^a-z0-9@._+-]+/g, '_')
-    .replace(/^[._]+/, '')
-    .slice(0, 64);
-  return cleaned === '' ? 'unknown' : cleaned;
-}
+export { safeFileFragment } from './file-names.ts';
 
 async function writeAtomically(path: string, data: string | Uint8Array): Promise<void> {
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;

@@ -6,7 +6,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Mailer, MailMessage } from '../../ports/mailer.ts';
-import { safeFileFragment } from '../local/smtp-sink.ts';
+import { safeFileFragment } from '../local/file-names.ts';
 import { toNodemailerMail } from './nodemailer-mailer.ts';
 
 export class EmlFileWriter implements Mailer {

@@ -46,13 +46,19 @@ export const metadataSchemas = {
 } satisfies SchemaMap;
 
 export interface MetadataMethods {
-  /** [4] Properties usable in filters and segments, of the user's current product. */
-  productProperties(opts?: CallOptions): Promise<ProductPropertiesResponse>;
+  /**
+   * [4] Properties usable in filters and segments: of `productId` when given (`…/productProperties/{product_id}`),
+   * else of the user's current product.
+   */
+  productProperties(opts?: CallOptions & { productId?: string }): Promise<ProductPropertiesResponse>;
   /** [5] One page of the values of a property (ascending; continue with `startAfter`). */
   propertyValues(productId: string, body: PropertyValuesRequest, opts?: CallOptions): Promise<PropertyValuesResponse>;
 }
 
 export const metadataMethods = (call: Caller): MetadataMethods => ({
-  productProperties: (opts) => call.json('productProperties', undefined, undefined, opts),
+  productProperties: (opts) => {
+    const { productId, ...rest } = opts ?? {};
+    return call.json('productProperties', productId, undefined, rest);
+  },
   propertyValues: (productId, body, opts) => call.json('propertyValues', productId, body, opts),
 });
