@@ -165,7 +165,6 @@ async function viaHttpGet(path: string): Promise<Outcome> {
 
 async function viaUndici(path: string): Promise<Outcome> {
   const client = new Client(origin, { pipelining: 1, headersTimeout: 2000, bodyTimeout: 2000 });
-  client.on('error', () => {});
   try {
     const res = await client.request({ path, method: 'GET' });
     const body = Buffer.from(await res.body.arrayBuffer()).toString('latin1');
