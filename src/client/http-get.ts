@@ -153,6 +153,8 @@ class Connection implements BodyReader {
   /** Fails the connection when it stays silent while bytes are awaited; refreshed by every arrival. */
   readonly #idle: NodeJS.Timeout;
   #continues = 0;
+  /** Bytes of the head so far already checked for bare LFs. */
+  #headScanned = 0;
   received = 0;
 
   constructor(url: URL, opts: GetOptions, resolve: (r: GetResponse) => void, reject: (e: unknown) => void) {
@@ -241,17 +243,20 @@ class Connection implements BodyReader {
     const all = this.#head.length === 1 ? this.#head[0]! : Buffer.concat(this.#head);
     this.#head = [all];
     const max = this.#maxHead;
+    // The head ends within its first `max` bytes (its CRLFCRLF included), or it is too long.
     const end = all.subarray(0, max).indexOf(CRLFCRLF);
     // Line ends are CRLF, nothing else: a bare LF would split lines where another parser does not (a CR elsewhere
-    // is a forbidden character of its line).
+    // is a forbidden character of its line). Only the bytes that arrived since the last look are scanned.
     const head = all.subarray(0, end >= 0 ? end + 4 : max);
-    for (let i = head.indexOf(0x0a); i >= 0; i = head.indexOf(0x0a, i + 1)) {
+    for (let i = head.indexOf(0x0a, this.#headScanned); i >= 0; i = head.indexOf(0x0a, i + 1)) {
       if (i === 0 || head[i - 1] !== 0x0d) throw new HttpProtocolError('bare LF in the response head refused');
     }
-    if (end < 0 || end + 4 > max) {
-      if (all.byteLength >= max || end >= 0) throw new HttpProtocolError(`response head longer than ${max} bytes`);
+    this.#headScanned = head.byteLength;
+    if (end < 0) {
+      if (all.byteLength >= max) throw new HttpProtocolError(`response head longer than ${max} bytes`);
       return;
     }
+    this.#headScanned = 0;
     const lines = all.subarray(0, end).toString('latin1').split('\r\n');
     const status = /^HTTP\/1\.[01] ([1-9]\d\d)(?: [\t\x20-\x7e\x80-\xff]*)?$/.exec(lines[0]!);
     if (!status) throw new HttpProtocolError(`not an HTTP/1.1 status line: ${JSON.stringify(lines[0]!.slice(0, 60))}`);

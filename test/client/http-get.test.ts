@@ -247,6 +247,15 @@ describe('httpGet', () => {
     }
   });
 
+  it('checks a head that arrives byte by byte as one that arrives at once', async () => {
+    const good = 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-A: 1\r\nContent-Length: 2\r\n\r\nok';
+    const bad = 'HTTP/1.1 200 OK\r\nX-A: 1\nContent-Length: 2\r\n\r\nok';
+    const { url } = await serve((s, req) => trickle(s, (req.startsWith('GET /good') ? good : bad).split('')));
+    const res = await httpGet(new URL(`${url}/good`));
+    expect((await readAll(res.body)).toString()).toBe('ok');
+    await expect(httpGet(new URL(`${url}/bad`))).rejects.toThrow(/bare LF in the response head refused/);
+  });
+
   it('refuses an unfinished head as soon as it reaches maxHeadBytes', async () => {
     const { url } = await serve((s) => void s.write(`HTTP/1.1 200 OK\r\nX-Big: ${'b'.repeat(2000)}`));
     await expect(httpGet(new URL(`${url}/f`), { maxHeadBytes: 1024 })).rejects.toThrow(/longer than 1024 bytes/);
