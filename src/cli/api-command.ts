@@ -11,6 +11,7 @@ import { acceptsProduct, isProductScoped, OPERATION_BY_ID, OPERATIONS, type Oper
 import { ReportingClient } from '../client/client.ts';
 import { ClientConfigError, ReportingServiceError } from '../client/errors.ts';
 import type { ExportClientPropertyListRequest } from '../client/families/client-profile.ts';
+import type { ClientOptions } from '../client/options.ts';
 import { exitCodeFor } from './failure.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import { type Output, outputOf, type PromptInput, promptPassword, readJsonArgument } from './terminal.ts';
@@ -36,8 +37,14 @@ The password is read from $PULSE_PASSWORD, or asked for when stdin is a terminal
 Exit codes: 0 ok, 2 usage, 3 authentication, 4 service error, 5 network.
 `;
 
-/** `stdin` for the password prompt; `process.stdin` when absent (tests pass a fake terminal). */
-export type ApiIo = CliIo & { stdin?: PromptInput };
+/**
+ * `stdin` for the password prompt; `process.stdin` when absent (tests pass a fake terminal). `clientOptions`: time
+ * limits of the client other than its defaults (tests shorten them).
+ */
+export type ApiIo = CliIo & {
+  stdin?: PromptInput;
+  clientOptions?: Pick<ClientOptions, 'timeoutMs' | 'downloadIdleTimeoutMs'>;
+};
 
 const isDownloadUrlOp = (op: OperationDef) => op.id.endsWith('DownloadUrl');
 const isExportOp = (op: OperationDef) => op.id === 'exportClientPropertyList';
@@ -70,7 +77,13 @@ export async function apiCommand(args: string[], io: ApiIo): Promise<number> {
       (await promptPassword(io.stdin ?? process.stdin, io.stderr, `Password for ${userName}`, 'PULSE_PASSWORD'));
     let client: ReportingClient;
     try {
-      client = new ReportingClient({ baseUrl, origin, headerPrefix, credentials: { userName, password } });
+      client = new ReportingClient({
+        ...io.clientOptions,
+        baseUrl,
+        origin,
+        headerPrefix,
+        credentials: { userName, password },
+      });
     } catch (e) {
       if (!(e instanceof ClientConfigError)) throw e;
       throw new UsageError(e.message.replace(/^[\w.]+/, (path) => FLAG_OF_OPTION[path] ?? path));

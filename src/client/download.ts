@@ -5,10 +5,12 @@
  *
  * The transport is http-get.ts, not the client's `fetch`: the body is read into the caller's buffers
  * (`readInto`), so a gigabyte download allocates nothing per chunk. `stream` offers the same body as a web byte
- * stream (BYOB readers read straight into their own buffers too).
+ * stream (BYOB readers read straight into their own buffers too). It fetches `https:` URLs (plain `http:` only from
+ * a loopback address), directly: no proxy. A storage server that goes silent for the client's
+ * `downloadIdleTimeoutMs` fails the download with a TimeoutError.
  */
 import { DownloadError, NetworkError, type ReportingServiceError, TimeoutError } from './errors.ts';
-import { type BodyReader, HttpProtocolError, httpGet, PrematureCloseError } from './http-get.ts';
+import { type BodyReader, HttpProtocolError, httpGet, PrematureCloseError, UnsupportedUrlError } from './http-get.ts';
 import type { ResolvedOptions } from './options.ts';
 
 export interface Download {
@@ -59,6 +61,10 @@ export async function downloadFile(opts: ResolvedOptions, url: string, signal?: 
         cause: e,
       });
     }
+    if (e instanceof TimeoutError) return idle(e);
+    if (e instanceof UnsupportedUrlError) {
+      return new DownloadError(`${e.message} (GET ${shown})`, { operationId: OPERATION, cause: e });
+    }
     if (e instanceof HttpProtocolError) {
       return new DownloadError(`storage sent a malformed answer: ${e.message} (GET ${shown})`, {
         operationId: OPERATION,
@@ -67,10 +73,16 @@ export async function downloadFile(opts: ResolvedOptions, url: string, signal?: 
     }
     return new NetworkError(`storage request failed (GET ${shown})`, { operationId: OPERATION, cause: e });
   };
+  /** http-get's idle timeout, with the URL (without its query) said. */
+  const idle = (e: TimeoutError) =>
+    new TimeoutError(`${e.message.replace(/^download: /, '')} (GET ${shown})`, { operationId: OPERATION, cause: e });
   let res: Awaited<ReturnType<typeof httpGet>>;
   try {
     // No headers beyond Host: storage must see neither Origin nor a service cookie or header (§1.10).
-    res = await httpGet(new URL(url), { signal: signal ? AbortSignal.any([signal, timer.signal]) : timer.signal });
+    res = await httpGet(new URL(url), {
+      signal: signal ? AbortSignal.any([signal, timer.signal]) : timer.signal,
+      idleTimeoutMs: opts.downloadIdleTimeoutMs,
+    });
   } catch (e) {
     clearTimeout(timeout);
     throw failed(e);
@@ -105,6 +117,7 @@ export async function downloadFile(opts: ResolvedOptions, url: string, signal?: 
   const body = guardBody(res.body, {
     expectedLength: contentLength,
     signal,
+    timeout: idle,
     error: (problem, cause) =>
       new DownloadError(`${problem} (GET ${shown})`, { operationId: OPERATION, status: 200, cause }),
   });
@@ -138,6 +151,7 @@ function guardBody(body: BodyReader, o: GuardOptions): GuardedBody {
         if (cancelled) throw cancelled.reason;
         if (o.signal?.aborted) throw o.signal.reason;
         const got = body.received;
+        if (e instanceof TimeoutError) throw o.timeout ? o.timeout(e) : e;
         if (e instanceof HttpProtocolError) throw o.error(e.message, e);
         if (e instanceof PrematureCloseError && o.expectedLength !== undefined) {
           throw o.error(`body ended after ${got} of ${o.expectedLength} bytes`, e);
@@ -179,6 +193,8 @@ export interface GuardOptions {
   /** An abort of this signal surfaces as its own reason, not as a failed body. */
   signal?: AbortSignal | undefined;
   error: (problem: string, cause?: unknown) => ReportingServiceError;
+  /** The connection's idle timeout, as the caller reports it (as it is when absent). */
+  timeout?: ((e: TimeoutError) => ReportingServiceError) | undefined;
 }
 
 /**

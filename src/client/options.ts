@@ -27,6 +27,12 @@ export interface ClientOptions {
   credentials: Credentials | CredentialsProvider;
   /** Per-attempt time limit in ms. @default 30000 */
   timeoutMs?: number;
+  /**
+   * Downloads from signed storage URLs: the longest storage may send nothing while body bytes are awaited (time the
+   * reader takes between reads does not count); then the download fails with a TimeoutError. The wait for the
+   * response headers is limited by `timeoutMs`. @default 30000
+   */
+  downloadIdleTimeoutMs?: number;
   /** Time limit of one call including all retries, in ms. @default 120000 */
   deadlineMs?: number;
   /** Retries after the first attempt (429, 5xx, network errors). @default 4 */
@@ -71,6 +77,7 @@ const schema = z.object({
     z.custom<CredentialsProvider>((v) => typeof v === 'function', 'a function'),
   ]),
   timeoutMs: positiveMs,
+  downloadIdleTimeoutMs: positiveMs,
   deadlineMs: positiveMs,
   maxRetries: z.number().int().min(0).max(20),
   retryBaseDelayMs: z.number().int().min(0),
@@ -97,6 +104,7 @@ export function resolveClientOptions(o: ClientOptions): ResolvedOptions {
   const withDefaults = {
     headerPrefix: 'Svc',
     timeoutMs: 30_000,
+    downloadIdleTimeoutMs: 30_000,
     deadlineMs: 120_000,
     maxRetries: 4,
     retryBaseDelayMs: 300,

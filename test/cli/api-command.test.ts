@@ -48,7 +48,12 @@ interface Run {
   stderr: string;
 }
 
-async function pulse(args: string[], env: Record<string, string> = {}, stdin?: ApiIo['stdin']): Promise<Run> {
+async function pulse(
+  args: string[],
+  env: Record<string, string> = {},
+  stdin?: ApiIo['stdin'],
+  clientOptions?: ApiIo['clientOptions'],
+): Promise<Run> {
   let stdout = '';
   let stderr = '';
   const io: ApiIo = {
@@ -62,6 +67,7 @@ async function pulse(args: string[], env: Record<string, string> = {}, stdin?: A
       ...env,
     },
     ...(stdin ? { stdin } : {}),
+    ...(clientOptions ? { clientOptions } : {}),
   };
   const code = await main(['api', ...args], io);
   return { code, stdout, stderr };
@@ -385,6 +391,25 @@ describe('--download', () => {
       expect(r.stderr).toMatch(/^pulse api: [^\n]*\n$/);
       expect(r.stderr).toContain(message);
       expect(emu.state.sessions.signIns).toBe(signIns);
+    }
+  });
+
+  it('a download that stalls fails after the idle timeout (exit 5), leaving no file', async () => {
+    const pid = emu.products[0]!.productId;
+    const listing = JSON.parse((await pulse(['exceptionsListFiles', '--product', pid])).stdout);
+    const file = join(dir, 'stalled.zip');
+    const body = JSON.stringify({ fileName: listing.dailyFiles.at(-1).fileName });
+    emu.faults.set({ rules: [{ stallDownloadRate: 1 }] });
+    try {
+      const started = Date.now();
+      const args = ['exceptionsDownloadUrl', '--product', pid, '--body', body, '--download', file];
+      const r = await pulse(args, {}, undefined, { downloadIdleTimeoutMs: 300 });
+      expect(r.code).toBe(5);
+      expect(r.stderr).toMatch(/storage sent nothing for 300 ms \(after \d+ body bytes\)/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(existsSync(file) || existsSync(`${file}.partial`)).toBe(false);
+    } finally {
+      emu.faults.clear();
     }
   });
 

@@ -47,6 +47,7 @@ beforeAll(async () => {
   recorder = createServer((req, res) => {
     recorded.push(req.headers);
     if (req.url === '/hang') return; // never answers: for the header timeout
+    if (req.url?.startsWith('/stall')) return void res.writeHead(200, { 'Content-Length': '100' }).write('half'); // then silence
     if (req.url === '/redirect') return res.writeHead(302, { Location: `${emu.baseUrl}/v3/request-csrf` }).end();
     res.writeHead(200, { 'Content-Type': 'application/octet-stream' }).end(RECORDER_BODY);
   });
@@ -198,6 +199,24 @@ describe('download addresses [26] [29] [33] and downloads', () => {
   it('times out waiting for the response headers', async () => {
     const impatient = newClient({ timeoutMs: 150 });
     await expect(impatient.download(`${recorderUrl}/hang`)).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it('times out when storage stops sending in the middle of the body (downloadIdleTimeoutMs)', async () => {
+    const impatient = newClient({ downloadIdleTimeoutMs: 150 });
+    const d = await impatient.download(`${recorderUrl}/stall?sig=secret-signature`);
+    const err = await readAll(d.stream).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect((err as Error).message).toBe(
+      `download: storage sent nothing for 150 ms (after 4 body bytes) (GET ${recorderUrl}/stall)`,
+    );
+  });
+
+  it('refuses plain http: to anything but a loopback address, before connecting', async () => {
+    const err = await client.download('http://storage.example/file.zip?sig=abc').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DownloadError);
+    expect((err as Error).message).toMatch(
+      /only from a loopback address.*\(GET http:\/\/storage\.example\/file\.zip\)$/,
+    );
   });
 
   it('rejects a URL that is not absolute http(s)', async () => {

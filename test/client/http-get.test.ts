@@ -7,7 +7,14 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type BodyReader, HttpProtocolError, httpGet, PrematureCloseError } from '../../src/client/http-get.ts';
+import { TimeoutError } from '../../src/client/errors.ts';
+import {
+  type BodyReader,
+  HttpProtocolError,
+  httpGet,
+  PrematureCloseError,
+  UnsupportedUrlError,
+} from '../../src/client/http-get.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url));
 
@@ -111,13 +118,21 @@ describe('httpGet', () => {
     expect((await readAll(res.body, 4)).toString()).toBe('abc0123456789-');
   });
 
-  it('reads a body delimited by the end of the connection, after an interim 100 Continue', async () => {
+  it('skips interim 100 Continue answers (up to 8) before the real one', async () => {
+    const continues = 'HTTP/1.1 100 Continue\r\n\r\n'.repeat(8);
     const { url } = await serve((s) =>
-      trickle(s, ['HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\nall of ', 'it']),
+      trickle(s, [continues, 'HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nall of ', 'it']),
     );
     const res = await httpGet(new URL(`${url}/f`));
     expect(res.status).toBe(200);
     expect((await readAll(res.body)).toString()).toBe('all of it');
+  });
+
+  it('reads an error body delimited by the end of the connection (only a 2xx must frame its body)', async () => {
+    const { url } = await serve((s) => trickle(s, ['HTTP/1.1 403 Forbidden\r\n\r\n<Code>', 'AccessDenied</Code>']));
+    const res = await httpGet(new URL(`${url}/f`));
+    expect(res.status).toBe(403);
+    expect((await readAll(res.body)).toString()).toBe('<Code>AccessDenied</Code>');
   });
 
   it('holds a fast sender back while the reader is slow, and loses nothing', async () => {
@@ -174,6 +189,35 @@ describe('httpGet', () => {
     ['an unknown transfer coding', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n', /Transfer-Encoding/],
     ['a malformed chunk size', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', /chunk size/],
     ['chunk data without its CRLF', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n', /CRLF/],
+    ['an obs-fold continuation line', 'HTTP/1.1 200 OK\r\nX-A: 1\r\n  2\r\nContent-Length: 0\r\n\r\n', /obs-fold/],
+    ['whitespace before the colon', 'HTTP/1.1 200 OK\r\nContent-Length : 0\r\n\r\n', /before the colon/],
+    ['NUL in a header value', 'HTTP/1.1 200 OK\r\nX-A: a\0b\r\nContent-Length: 0\r\n\r\n', /NUL, CR or LF/],
+    ['a bare CR in a header value', 'HTTP/1.1 200 OK\r\nX-A: a\rb\r\nContent-Length: 0\r\n\r\n', /NUL, CR or LF/],
+    ['a bare LF in the head', 'HTTP/1.1 200 OK\r\nX-A: a\nContent-Length: 0\r\n\r\n', /bare LF/],
+    ['a forbidden character in a header name', 'HTTP/1.1 200 OK\r\nX(A): 1\r\nContent-Length: 0\r\n\r\n', /name/],
+    [
+      'Transfer-Encoding with Content-Length',
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
+      /Transfer-Encoding with Content-Length refused/,
+    ],
+    ['a repeated Content-Length', 'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\na', /repeated/],
+    ['a bare LF in the chunked framing', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n', /bare LF/],
+    ['a bare LF after chunk data', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\n0\r\n', /bare LF/],
+    ['101 Switching Protocols', 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n', /interim answer 101/],
+    ['103 Early Hints', 'HTTP/1.1 103 Early Hints\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n', /103/],
+    ['a ninth 100 Continue', `${'HTTP/1.1 100 Continue\r\n\r\n'.repeat(9)}HTTP/1.1 200 OK\r\n`, /more than 8/],
+    ['a 200 framed by the end of the connection', 'HTTP/1.1 200 OK\r\n\r\nabc', /neither Content-Length nor chunked/],
+    [
+      'more than 32 trailer fields',
+      `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n${'X-T: 1\r\n'.repeat(33)}\r\n`,
+      /more than 32 trailer/,
+    ],
+    [
+      'a trailer section over 8 KiB',
+      `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: ${'t'.repeat(9000)}\r\n\r\n`,
+      /trailer section longer/,
+    ],
+    ['an obs-fold trailer', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: 1\r\n 2\r\n\r\n', /obs-fold/],
   ])('rejects %s with HttpProtocolError', async (_what, answer, message) => {
     const { url } = await serve((s) => void s.write(answer));
     const err = await httpGet(new URL(`${url}/f`))
@@ -181,6 +225,83 @@ describe('httpGet', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HttpProtocolError);
     expect((err as Error).message).toMatch(message);
+  });
+
+  it('accepts a head of exactly maxHeadBytes (its CRLFCRLF included) and refuses one byte more', async () => {
+    const head = (size: number) => {
+      const start = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Pad: ';
+      return `${start}${'p'.repeat(size - start.length - 4)}\r\n\r\n`;
+    };
+    for (const [size, ok] of [
+      [1023, true],
+      [1024, true],
+      [1025, false],
+    ] as const) {
+      expect(head(size)).toHaveLength(size);
+      const { url } = await serve((s) => void s.end(`${head(size)}ok`));
+      const got = await httpGet(new URL(`${url}/f`), { maxHeadBytes: 1024 })
+        .then(async (res) => (await readAll(res.body)).toString())
+        .catch((e: unknown) => e);
+      if (ok) expect(got).toBe('ok');
+      else expect((got as Error).message).toMatch(/response head longer than 1024 bytes/);
+    }
+  });
+
+  it('checks a head that arrives byte by byte as one that arrives at once', async () => {
+    const good = 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-A: 1\r\nContent-Length: 2\r\n\r\nok';
+    const bad = 'HTTP/1.1 200 OK\r\nX-A: 1\nContent-Length: 2\r\n\r\nok';
+    const { url } = await serve((s, req) => trickle(s, (req.startsWith('GET /good') ? good : bad).split('')));
+    const res = await httpGet(new URL(`${url}/good`));
+    expect((await readAll(res.body)).toString()).toBe('ok');
+    await expect(httpGet(new URL(`${url}/bad`))).rejects.toThrow(/bare LF in the response head refused/);
+  });
+
+  it('refuses an unfinished head as soon as it reaches maxHeadBytes', async () => {
+    const { url } = await serve((s) => void s.write(`HTTP/1.1 200 OK\r\nX-Big: ${'b'.repeat(2000)}`));
+    await expect(httpGet(new URL(`${url}/f`), { maxHeadBytes: 1024 })).rejects.toThrow(/longer than 1024 bytes/);
+  });
+
+  it('fetches https: and loopback http: only, refusing before any connection', async () => {
+    for (const url of ['http://example.com/f', 'http://10.0.0.1/f', 'http://[::2]/f', 'ftp://127.0.0.1/f']) {
+      await expect(httpGet(new URL(url))).rejects.toBeInstanceOf(UnsupportedUrlError);
+    }
+    const { url, requests } = await serve((s) => void s.end('HTTP/1.1 204 No Content\r\n\r\n'));
+    const port = new URL(url).port;
+    for (const host of ['127.0.0.1', 'localhost']) {
+      expect((await httpGet(new URL(`http://${host}:${port}/f`))).status).toBe(204);
+    }
+    expect(requests).toHaveLength(2);
+    // Allowed too, so it gets as far as the socket (nothing listens there).
+    await expect(httpGet(new URL(`http://127.1.2.3:${port}/f`))).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('times out when the server goes silent: before the head, and in the body while a read waits', async () => {
+    const { url } = await serve((s, req) => {
+      if (req.startsWith('GET /body')) s.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nab');
+    });
+    const head = await httpGet(new URL(`${url}/head`), { idleTimeoutMs: 50 }).catch((e: unknown) => e);
+    expect(head).toBeInstanceOf(TimeoutError);
+    expect((head as Error).message).toMatch(/sent nothing for 50 ms \(before the response head\)/);
+
+    const res = await httpGet(new URL(`${url}/body`), { idleTimeoutMs: 50 });
+    const err = await readAll(res.body).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect((err as Error).message).toMatch(/after 2 body bytes/);
+  });
+
+  it('does not count the time a slow reader takes between reads', async () => {
+    const body = bytes(256 * 1024);
+    const { url } = await serve((s) => {
+      s.write(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`);
+      s.end(body);
+    });
+    const res = await httpGet(new URL(`${url}/f`), { idleTimeoutMs: 40, readBufferSize: 16 * 1024 });
+    const into = Buffer.alloc(64 * 1024);
+    expect(await res.body.readInto(into)).toBeGreaterThan(0);
+    await sleep(150); // the socket is paused meanwhile: silence that is the reader's doing
+    const rest = await readAll(res.body, 64 * 1024);
+    expect(res.body.received).toBe(body.length);
+    expect(rest.length).toBeGreaterThan(0);
   });
 
   it('rejects a response head larger than 64 KiB', async () => {
