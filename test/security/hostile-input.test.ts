@@ -6,16 +6,27 @@
  * client error (a ReportingServiceError subclass), never a crash, a hang or a plain SyntaxError/RangeError; hostile
  * names are refused with a reason that quotes them safely; HTML stays escaped; CSV formulas are neutralised.
  */
+
+import { readdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.ts';
-import { ReportingClient, ReportingServiceError, ResponseShapeError, ServerError } from '../../src/client/index.ts';
+import {
+  type FetchLike,
+  ReportingClient,
+  ReportingServiceError,
+  ResponseShapeError,
+  ServerError,
+} from '../../src/client/index.ts';
 import { checkFileName, type FileNameKind } from '../../src/jobs/archive/file-names.ts';
+import type { Manifest } from '../../src/jobs/archive/manifest.ts';
+import { runArchive } from '../../src/jobs/archive/run-archive.ts';
 import { csvCell, csvRow, neutralizedCellValue } from '../../src/jobs/licenses/csv-cells.ts';
-import { renderDigestEmail } from '../../src/render/index.ts';
+import { renderDigestEmail, renderDigestReport } from '../../src/render/index.ts';
 import { startTestEmulator } from '../helpers/emulator-session.ts';
 import { parseCsv } from '../helpers/local-licenses.ts';
+import { type ArchivePeers, NO_RAW_PRODUCT, startArchivePeers } from '../jobs/archive/archive-peers.ts';
 import { hostileView } from '../render/sample-views.ts';
 
 const P = '12345678901';
@@ -319,7 +330,64 @@ describe('hostile file names from the service', () => {
   });
 });
 
+describe('the archive job given the whole corpus in a listing', () => {
+  let ap: ArchivePeers;
+  beforeAll(async () => {
+    ap = await startArchivePeers({ productIds: [NO_RAW_PRODUCT], clients: 40 });
+  }, 60_000);
+  afterAll(async () => {
+    await ap?.close();
+  });
+
+  it('refuses every name with a printable, named reason and writes nothing of theirs', async () => {
+    const names = HOSTILE_NAMES.filter((n): n is string => typeof n === 'string').map((n) =>
+      n.replaceAll(P, NO_RAW_PRODUCT),
+    );
+    const run = await runArchive(ap.config, ap.ports({ fetch: addingListedNames(names) }), {
+      productIds: [NO_RAW_PRODUCT],
+      kinds: ['customEvents'],
+    });
+    expect(run.ok).toBe(false);
+    expect(run.counts).toMatchObject({ rejected: names.length, failed: 0 });
+    expect(run.errors).toHaveLength(names.length);
+    for (const e of run.errors) {
+      expect(e).toMatch(/^[\x20-\x7e…]+$/);
+      expect(e.length).toBeLessThan(400);
+    }
+    const manifest = await ap.json<Manifest>(run.outputs[0]!);
+    const rejected = manifest.files.filter((f) => f.outcome === 'rejected');
+    expect(rejected).toHaveLength(names.length);
+    for (const r of rejected) expect(r.key).toBeUndefined();
+    // Nothing of theirs in the bucket: every key is one the layout makes of a documented name.
+    for (const key of await ap.keys()) expect(key).toMatch(/^pulse\/[\w-]+(\/[\w.-]+)*$/);
+    const onDisk = await readdir(ap.peers.workDir, { recursive: true });
+    const theirs = (f: string) => /passwd|\.\.|script|HYPERLINK|AAAAAAAA|\u202e/i.test(f) || f.includes('\u0000');
+    expect(onDisk.filter(theirs)).toEqual([]);
+  });
+});
+
+/** Adds `names` to every custom events listing the service answers (as a broken or hostile service would). */
+function addingListedNames(names: string[]): FetchLike {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.includes('/v3/customEventTracking/listFiles/')) return res;
+    const listing = (await res.json()) as { dailyFiles: unknown[] };
+    for (const fileName of names)
+      listing.dailyFiles.push({ fileName, fileDate: '2026-11-18', uncompressedSizeKB: 1, compressedSizeKB: 1 });
+    const headers = new Headers(res.headers);
+    headers.delete('content-length');
+    return new Response(JSON.stringify(listing), { status: res.status, headers });
+  };
+}
+
 describe('markup in every string stays escaped', () => {
+  it('the full report page of the hostile view has no live markup', () => {
+    const html = renderDigestReport(hostileView(), new Map());
+    expect(html).not.toMatch(/<script(?![^>]*type="application\/json")|(href|src)=["']?\s*javascript:/i);
+    expect(html.replace(/"[^"]*"/g, '""')).not.toMatch(/<[a-z][^>]*\son[a-z]+=/i);
+  });
+
   it('the digest email of the hostile view has no live markup', () => {
     const { html, text } = renderDigestEmail(hostileView());
     expect(html).not.toMatch(/<script|(href|src)=["']?\s*javascript:/i);
