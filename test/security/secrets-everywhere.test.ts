@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionStore } from '../../emulator/auth/sessions.ts';
 import { ReportFolder } from '../../src/adapters/local/report-folder.ts';
 import { EmlFileWriter } from '../../src/adapters/mail/eml-file-writer.ts';
+import { reportingClientFor } from '../../src/app/service-client.ts';
 import { Licenses } from '../../src/config/licenses-schema.ts';
 import { runArchive } from '../../src/jobs/archive/run-archive.ts';
 import { previewDigest } from '../../src/jobs/digest/preview.ts';
@@ -30,6 +31,8 @@ const CORE = randomUUID();
 const PASSWORD = `Pw-${CORE}-"\\+/=&ä`;
 const [DESKTOP, SERVER, RAW] = ['12345678901', '9876543210', '40000000017'] as const;
 const MONDAY = fixedClock(`${DIGEST_TODAY}T10:00:00Z`);
+/** A week before the last: nothing recorded for it, so the refused run does try to sign in. */
+const LAST_WEEK_BEFORE = '2026-W46';
 const to = (...names: string[]) => names.map((n) => ({ address: `${n}@example.com` }));
 
 /** Every token the emulator hands out (session tokens and CSRF values both come from SessionStore.token). */
@@ -76,6 +79,16 @@ beforeAll(async () => {
   } finally {
     emu.faults.set({ rules: [] });
   }
+  // Refused credentials (a password one character off) and a license run whose calls fail: error paths too.
+  const refused = env.ports(MONDAY);
+  refused.client = reportingClientFor(
+    config.service,
+    () => ({ userName: emu.credentials.userName, password: `${PASSWORD}x` }),
+    refused.logger,
+  );
+  const wrong = record(await runDigest(config, refused, { digestIds: ['weekly'], week: LAST_WEEK_BEFORE }));
+  expect(wrong).toMatchObject({ ok: false });
+  expect(JSON.stringify(wrong)).toMatch(/AuthenticationError|Unauthorized|credentials|401/i);
   const previewDir = join(env.peers.workDir, 'preview');
   record(
     await previewDigest(config, env.ports(MONDAY), {
@@ -92,6 +105,13 @@ beforeAll(async () => {
     ...config,
     licenses: Licenses.parse({ owner: { address: 'licenses@example.com', timeZone: 'UTC' }, ...extra }),
   });
+  emu.faults.set({ rules: [{ operations: ['searchLicenseKeys'], serverErrorRate: 1 }] });
+  try {
+    const failing = record(await runLicenseAlerts(licenses({}), env.ports(MONDAY)));
+    expect(failing).toMatchObject({ ok: false });
+  } finally {
+    emu.faults.set({ rules: [] });
+  }
   const alerts = record(await runLicenseAlerts(licenses({ maxKeysInEmail: 1 }), env.ports(MONDAY)));
   expect(alerts).toMatchObject({ ok: true });
   const report = record(
@@ -140,7 +160,7 @@ describe('after a digest send, a held digest, a preview, an archive run, license
     expect(issued.length).toBeGreaterThanOrEqual(10);
     expect(env.logLines.length).toBeGreaterThan(10);
     expect((await env.mails()).length).toBeGreaterThanOrEqual(5);
-    expect(results.length).toBe(12);
+    expect(results.length).toBe(16);
   });
 
   it('the search finds a secret in each form it looks for (a planted canary)', () => {
