@@ -7,11 +7,16 @@
  * names are refused with a reason that quotes them safely; HTML stays escaped; CSV formulas are neutralised.
  */
 
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
+import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.ts';
+import { ReportFolder } from '../../src/adapters/local/report-folder.ts';
+import { EmlFileWriter } from '../../src/adapters/mail/eml-file-writer.ts';
 import {
   type FetchLike,
   ReportingClient,
@@ -22,9 +27,11 @@ import {
 import { checkFileName, type FileNameKind } from '../../src/jobs/archive/file-names.ts';
 import type { Manifest } from '../../src/jobs/archive/manifest.ts';
 import { runArchive } from '../../src/jobs/archive/run-archive.ts';
+import { previewDigest } from '../../src/jobs/digest/preview.ts';
 import { csvCell, csvRow, neutralizedCellValue } from '../../src/jobs/licenses/csv-cells.ts';
 import { renderDigestEmail, renderDigestReport } from '../../src/render/index.ts';
 import { startTestEmulator } from '../helpers/emulator-session.ts';
+import { type LocalDigest, startLocalDigest } from '../helpers/local-digest.ts';
 import { parseCsv } from '../helpers/local-licenses.ts';
 import { type ArchivePeers, NO_RAW_PRODUCT, startArchivePeers } from '../jobs/archive/archive-peers.ts';
 import { hostileView } from '../render/sample-views.ts';
@@ -380,6 +387,113 @@ function addingListedNames(names: string[]): FetchLike {
     return new Response(JSON.stringify(listing), { status: res.status, headers });
   };
 }
+
+/** Markup and script in every string a digest shows that the service chose: event names and categories, segment
+ * labels (versions, countries), exception types and messages. */
+const MARKUP = [
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(2)>',
+  "' onmouseover='alert(3)",
+  'javascript:alert(4)',
+  '<a href="javascript:alert(5)">x</a>',
+  '</td></tr></table><iframe src=//evil>',
+  `{{title}} \${x} <!--`,
+];
+const markup = (i: number) => `${MARKUP[i % MARKUP.length]}#${i}`;
+
+/** Rewrites the service's answers as a hostile service would: every shown string replaced by markup. */
+function markupEverywhere(): FetchLike {
+  let n = 0;
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    const url = input instanceof Request ? input.url : String(input);
+    if (!res.ok || !/json/.test(res.headers.get('content-type') ?? '')) return res;
+    // biome-ignore lint/suspicious/noExplicitAny: the service's answers, rewritten in place.
+    const body: any = await res.json();
+    if (url.includes('/eventTracking/lifetime/dataTable/'))
+      for (const r of body.result) {
+        r.eventName = markup(n++);
+        r.eventCategory = markup(n++);
+      }
+    else if (url.includes('/lastLines/') || url.includes('LastLines'))
+      for (const line of body.result) {
+        if ('exception.type' in line) line['exception.type'] = markup(n++ % 3);
+        if ('exception.message' in line) line['exception.message'] = markup(n++ % 5);
+      }
+    else if (url.includes('/generic/dateRange/') && body.result && typeof body.result === 'object')
+      for (const [week, segments] of Object.entries(body.result as Record<string, unknown>)) {
+        if (!segments || typeof segments !== 'object' || 'active' in segments) continue;
+        body.result[week] = Object.fromEntries(
+          Object.entries(segments as Record<string, unknown>).map(([label, v], i) => [`${markup(i)}${label}`, v]),
+        );
+      }
+    const headers = new Headers(res.headers);
+    headers.delete('content-length');
+    return new Response(JSON.stringify(body), { status: res.status, headers });
+  };
+}
+
+/** No live markup: no script element, no javascript: URL, no event handler attribute, no foreign element. */
+function expectNoLiveMarkup(html: string): void {
+  expect(html).not.toMatch(/<script(?![^>]*type="application\/(ld\+)?json")|(href|src)=["']?\s*javascript:/i);
+  const outsideValues = html.replace(/"[^"]*"/g, '""');
+  expect(outsideValues).not.toMatch(/<[a-z][^>]*\son[a-z]+=/i);
+  expect(outsideValues).not.toMatch(/<iframe/i);
+}
+
+describe('a digest over a service answering markup in every string it chose', () => {
+  let env: LocalDigest;
+  let outDir: string;
+  beforeAll(async () => {
+    env = await startLocalDigest({
+      clients: 60,
+      products: [{ id: P, name: 'Desktop' }],
+      digests: [
+        { id: 'weekly', productIds: [P], recipients: [{ address: 'ann@example.com' }], owner: 'o@example.com' },
+      ],
+    });
+    outDir = await mkdtemp(join(tmpdir(), 'pulse-hostile-preview-'));
+  }, 60_000);
+  afterAll(async () => {
+    await env?.close();
+    await rm(outDir, { recursive: true, force: true });
+  });
+
+  it('renders the email and the full report with every such string escaped', async () => {
+    const emu = env.peers.emulator;
+    const ports = env.ports();
+    ports.client = new ReportingClient({
+      baseUrl: emu.baseUrl,
+      origin: emu.origin,
+      headerPrefix: emu.headerPrefix,
+      credentials: emu.credentials,
+      maxRetries: 0,
+      fetch: markupEverywhere(),
+    });
+    const result = await previewDigest(env.config, ports, {
+      writer: new EmlFileWriter(outDir, () => 'weekly'),
+      pages: new ReportFolder(outDir),
+    });
+    expect(result.errors).toEqual([]);
+    const files = await readdir(outDir);
+    const eml = await readFile(join(outDir, files.find((f) => f.endsWith('.eml'))!), 'utf8');
+    const parsed = await simpleParser(eml, { keepCidLinks: true });
+    const html = typeof parsed.html === 'string' ? parsed.html : '';
+    const report = await readFile(
+      join(outDir, files.find((f) => f.startsWith('digest-') && f.endsWith('.html'))!),
+      'utf8',
+    );
+    for (const page of [html, report]) {
+      expectNoLiveMarkup(page);
+      // Non-vacuous: the hostile strings are there, as text (the email shows the exceptions).
+      expect(page).toContain('&lt;a href=&quot;javascript:alert(');
+    }
+    // The report also shows the segment labels and the events.
+    expect(report).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(report).toMatch(/&lt;iframe/);
+    expect(parsed.text ?? '').toContain('<a href="javascript:alert(');
+  });
+});
 
 describe('markup in every string stays escaped', () => {
   it('the full report page of the hostile view has no live markup', () => {
