@@ -7,6 +7,7 @@
 import { OPERATION_BY_ID } from '../api/operations.ts';
 import { AuthenticationError, type ReportingServiceError, SessionLimitError } from './errors.ts';
 import type { Credentials, ResolvedOptions } from './options.ts';
+import { readJson } from './shape.ts';
 import type { SessionHooks, Transport } from './transport.ts';
 
 const op = (id: string) => OPERATION_BY_ID.get(id)!;
@@ -85,7 +86,7 @@ export class SessionManager implements SessionHooks {
       if (!(e instanceof SessionLimitError) || this.opts.onSessionLimit !== 'logoutOtherSessions') throw e;
       res = await this.retryAfterFreeingSessions(e, creds);
     }
-    this.lastSignIn = await res.json();
+    this.lastSignIn = await readJson('signIn', res, Date.now() + this.opts.deadlineMs);
     this.generation++;
     this.active = true;
     this.lastUsedAt = sentAt;

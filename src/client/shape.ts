@@ -3,7 +3,7 @@
  * service adds are kept, never dropped (loose objects). A mismatch names the operation and the bad field's path.
  */
 import type { z } from 'zod';
-import { ResponseShapeError, TimeoutError } from './errors.ts';
+import { NetworkError, ResponseShapeError, TimeoutError } from './errors.ts';
 
 /** `result.level1['4.2'].totals.active`, `result[3].bin` */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -28,26 +28,76 @@ export function validateResponse<S extends z.ZodType>(operationId: string, schem
 }
 
 /**
- * Reads a JSON body before `deadline` (epoch ms). The attempt timeout only covers the response headers, so a body
- * that stalls afterwards would otherwise hang the call past its deadline.
+ * The largest JSON response read (32 MiB): a service answering more (a broken or hostile one) gets a
+ * ResponseShapeError, not the process's memory. The largest documented page is far below it.
  */
-export async function readJson(operationId: string, res: Response, deadline: number): Promise<unknown> {
+export const MAX_JSON_BODY_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Reads a body as UTF-8 text before `deadline` (epoch ms), at most `maxBytes`: beyond it, `tooLarge` decides
+ * (`'truncate'`: the text read so far; `'throw'`: a ResponseShapeError). The attempt timeout only covers the
+ * response headers, so a body that stalls afterwards would otherwise hang the call past its deadline.
+ */
+export async function readBodyText(
+  operationId: string,
+  res: Response,
+  deadline: number,
+  maxBytes: number,
+  tooLarge: 'truncate' | 'throw',
+): Promise<string> {
+  if (!res.body) return '';
+  const tooLargeError = () =>
+    new ResponseShapeError(`response body larger than ${maxBytes} bytes`, { operationId, path: '(body)' });
+  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
+  if (tooLarge === 'throw' && declared > maxBytes) {
+    await res.body.cancel().catch(() => {});
+    throw tooLargeError();
+  }
+  const reader = res.body.getReader();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stalled = new Promise<never>((_, reject) => {
     timer = setTimeout(
       () => {
-        res.body?.cancel().catch(() => {});
+        reader.cancel().catch(() => {});
         reject(new TimeoutError('the response body did not complete within the call deadline', { operationId }));
       },
       Math.max(0, deadline - Date.now()),
     );
   });
-  let text: string;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // A body cut off (connection reset, fewer bytes than announced) is a network failure, named as one.
+  const read = () =>
+    reader.read().catch((cause: unknown) => {
+      throw new NetworkError('the response body was cut off', { operationId, cause });
+    });
   try {
-    text = await Promise.race([res.text(), stalled]);
+    for (;;) {
+      const { done, value } = await Promise.race([read(), stalled]);
+      if (done) break;
+      if (size + value.byteLength > maxBytes) {
+        reader.cancel().catch(() => {});
+        if (tooLarge === 'throw') throw tooLargeError();
+        chunks.push(value.subarray(0, maxBytes - size));
+        break;
+      }
+      chunks.push(value);
+      size += value.byteLength;
+    }
   } finally {
     clearTimeout(timer);
   }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a JSON body (at most MAX_JSON_BODY_BYTES) before `deadline` (epoch ms). */
+export async function readJson(
+  operationId: string,
+  res: Response,
+  deadline: number,
+  maxBytes = MAX_JSON_BODY_BYTES,
+): Promise<unknown> {
+  const text = await readBodyText(operationId, res, deadline, maxBytes, 'throw');
   try {
     return JSON.parse(text);
   } catch {

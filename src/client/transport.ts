@@ -13,6 +13,7 @@ import type { ServiceCookieJar } from './cookie-jar.ts';
 import { errorForStatus, parseErrorBody, retryAfterSeconds } from './error-mapping.ts';
 import { AuthenticationError, NetworkError, type ReportingServiceError, TimeoutError } from './errors.ts';
 import type { ResolvedOptions } from './options.ts';
+import { readBodyText } from './shape.ts';
 
 export interface Exchange {
   op: OperationDef;
@@ -35,6 +36,7 @@ export interface SessionHooks {
   used(sentAtMs: number): void;
 }
 
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const PUBLIC_OPS = new Set(['requestCsrf', 'signIn']);
 /** Connection failures that prove the request never reached the service. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
@@ -124,7 +126,8 @@ export class Transport {
       });
       if (res.ok) return res;
 
-      const text = await res.text().catch(() => '');
+      // An error body is read for its JSON error fields only: its first 64 KiB, within the call's deadline.
+      const text = await readBodyText(op.id, res, deadline, MAX_ERROR_BODY_BYTES, 'truncate').catch(() => '');
       const body = parseErrorBody(text);
       const err = errorForStatus(op.id, res.status, res.statusText, body, res.headers);
       if (res.status === 401 && needsSession && this.session) {

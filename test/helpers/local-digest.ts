@@ -48,6 +48,8 @@ export async function startLocalDigest(opts: {
   clients?: number;
   /** Registry keys generated beyond the planted ones (the emulator's `registryKeys`). */
   registryKeys?: number;
+  /** The emulator's password (default: the emulator's own). */
+  password?: string;
 }): Promise<LocalDigest> {
   const workDir = await mkdtemp(join(tmpdir(), 'pulse-digest-'));
   const peers = await startLocalPeers({
@@ -58,6 +60,7 @@ export async function startLocalDigest(opts: {
       today: DIGEST_TODAY,
       maxSessionsPerUser: 20,
       ...(opts.registryKeys !== undefined ? { registryKeys: opts.registryKeys } : {}),
+      ...(opts.password !== undefined ? { password: opts.password } : {}),
     },
   });
   const emu = peers.emulator;
