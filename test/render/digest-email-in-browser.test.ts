@@ -146,7 +146,9 @@ describe('the email of a real digest in Chromium', () => {
     });
 
   it('hostile product names (HTML, very long, right-to-left) stay text and wrap at 375 px', async () => {
-    const p = await digests.prepare(3, { names: [HOSTILE.script, HOSTILE.long, HOSTILE.rtl] });
+    // The config allows names of up to 200 characters: the longest unbroken one.
+    const long = HOSTILE.long.slice(0, 200);
+    const p = await digests.prepare(3, { names: [HOSTILE.script, long, HOSTILE.rtl] });
     const page = await open(p, 375);
     const dialogs: string[] = [];
     page.on('dialog', (d) => {
@@ -160,7 +162,7 @@ describe('the email of a real digest in Chromium', () => {
     expect(dialogs).toEqual([]);
     expect(p.html).not.toMatch(/<script/i);
     expect(text).toContain(HOSTILE.script);
-    expect(text).toContain(HOSTILE.long);
+    expect(text).toContain(long);
     expect(m.scrollWidth).toBeLessThanOrEqual(375);
     expect(m.outside).toBe(0);
   });
