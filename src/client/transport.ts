@@ -61,11 +61,20 @@ export class Transport {
     this.jar = jar;
     this.sleep = (ms, signal) =>
       new Promise((resolve, reject) => {
-        const t = setTimeout(resolve, ms);
-        signal?.addEventListener('abort', () => {
-          clearTimeout(t);
+        if (signal?.aborted) {
           reject(signal.reason);
-        });
+          return;
+        }
+        // The caller's signal may outlive many calls: the listener goes away with the timer, whichever ends first.
+        const onAbort = () => {
+          clearTimeout(t);
+          reject(signal?.reason);
+        };
+        const t = setTimeout(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
       });
   }
 

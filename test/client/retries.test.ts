@@ -3,6 +3,7 @@
  * 5xx bursts, timeouts and deadlines, network errors — and which operations may be repeated at all. Server hits
  * are counted on the wire (a recording `fetch`), so "not retried" is a fact, not a guess.
  */
+import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.ts';
 import {
@@ -248,5 +249,37 @@ describe('network errors', () => {
     expect(await props(client)).toEqual(expectedProps);
     expect(wire.of('productProperties')).toHaveLength(2);
     expect(reset.received).toHaveLength(2); // both requests really went out before the connection broke
+  });
+});
+
+describe('abort listeners', () => {
+  it('leaves no abort listener on a long-lived signal after many retried calls', async () => {
+    const { client, wire } = await signedInClient({ retryBaseDelayMs: 2 });
+    const { signal } = new AbortController();
+    // Every call waits twice (two 5xx backoffs) and once more for Cookie Missing: three sleeps per call.
+    for (let i = 0; i < 15; i++) {
+      emu.faults.set({
+        rules: [
+          { operations: ['productProperties'], serverErrorRate: 1, times: 2 },
+          { operations: ['listEvents'], cookieMissingRate: 1, times: 1 },
+        ],
+      });
+      expect(await client.call('productProperties', { signal })).toEqual(expectedProps);
+      await client.call('listEvents', { productId, signal });
+    }
+    expect(statuses(wire, 'productProperties')).toHaveLength(45);
+    expect(statuses(wire, 'listEvents')).toHaveLength(30);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
+  it('still rejects a pending retry wait when the signal aborts', async () => {
+    const { client } = await signedInClient({ retryBaseDelayMs: 10_000 });
+    emu.faults.set({ rules: [{ operations: ['productProperties'], serverErrorRate: 1 }] });
+    const ac = new AbortController();
+    const pending = failure(client.call('productProperties', { signal: ac.signal }));
+    await new Promise((r) => setTimeout(r, 100));
+    ac.abort(new Error('stop'));
+    expect(await pending).toMatchObject({ message: 'stop' });
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
   });
 });
