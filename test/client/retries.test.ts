@@ -132,6 +132,20 @@ describe('5xx', () => {
     expect(warnings.map((w) => w.delayMs)).toEqual([10, 20]);
   });
 
+  it('sends every retry with the session cookie and the CSRF header the jar holds', async () => {
+    const { client, wire } = await signedInClient();
+    emu.faults.set({ rules: [{ operations: ['productProperties'], serverErrorRate: 1, times: 2 }] });
+    expect(await props(client)).toEqual(expectedProps);
+    const sent = wire.of('productProperties');
+    const token = WireRecorder.cookie(sent[0], 'Svc-Session-Token');
+    expect(token).toBeTruthy();
+    for (const r of sent) {
+      expect(WireRecorder.cookie(r, 'Svc-Session-Token')).toBe(token);
+      expect(r.headers.get('Svc-Csrf')).toBe(WireRecorder.cookie(r, 'Svc-Csrf'));
+      expect(r.headers.get('Svc-Csrf')).toBeTruthy();
+    }
+  });
+
   it('maps a non-JSON 5xx page to ServerError after maxRetries', async () => {
     const { client, wire } = await signedInClient({ maxRetries: 1 });
     emu.faults.set({
@@ -142,6 +156,17 @@ describe('5xx', () => {
     expect(err).toMatchObject({ status: 502, serviceError: undefined });
     expect((err as Error).message).toContain('502 Bad Gateway');
     expect(statuses(wire, 'productProperties')).toEqual([502, 502]);
+  });
+
+  it('fails at once with ServerError when the next backoff would end past the deadline', async () => {
+    // random 0.5 of a 2000 ms first backoff = 1000 ms, beyond the 500 ms deadline: no waiting it out.
+    const { client, wire, warnings } = await signedInClient({ deadlineMs: 500, retryBaseDelayMs: 2000 });
+    emu.faults.set({ rules: [{ operations: ['productProperties'], serverErrorRate: 1 }] });
+    const t = performance.now();
+    expect(await failure(props(client))).toBeInstanceOf(ServerError);
+    expect(performance.now() - t).toBeLessThan(400);
+    expect(statuses(wire, 'productProperties')).toEqual([503]);
+    expect(warnings).toEqual([]);
   });
 
   it('never repeats a license-key write answered 5xx', async () => {
