@@ -3,6 +3,7 @@
  * 5xx bursts, timeouts and deadlines, network errors — and which operations may be repeated at all. Server hits
  * are counted on the wire (a recording `fetch`), so "not retried" is a fact, not a guess.
  */
+import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.ts';
 import {
@@ -131,6 +132,20 @@ describe('5xx', () => {
     expect(warnings.map((w) => w.delayMs)).toEqual([10, 20]);
   });
 
+  it('sends every retry with the session cookie and the CSRF header the jar holds', async () => {
+    const { client, wire } = await signedInClient();
+    emu.faults.set({ rules: [{ operations: ['productProperties'], serverErrorRate: 1, times: 2 }] });
+    expect(await props(client)).toEqual(expectedProps);
+    const sent = wire.of('productProperties');
+    const token = WireRecorder.cookie(sent[0], 'Svc-Session-Token');
+    expect(token).toBeTruthy();
+    for (const r of sent) {
+      expect(WireRecorder.cookie(r, 'Svc-Session-Token')).toBe(token);
+      expect(r.headers.get('Svc-Csrf')).toBe(WireRecorder.cookie(r, 'Svc-Csrf'));
+      expect(r.headers.get('Svc-Csrf')).toBeTruthy();
+    }
+  });
+
   it('maps a non-JSON 5xx page to ServerError after maxRetries', async () => {
     const { client, wire } = await signedInClient({ maxRetries: 1 });
     emu.faults.set({
@@ -141,6 +156,17 @@ describe('5xx', () => {
     expect(err).toMatchObject({ status: 502, serviceError: undefined });
     expect((err as Error).message).toContain('502 Bad Gateway');
     expect(statuses(wire, 'productProperties')).toEqual([502, 502]);
+  });
+
+  it('fails at once with ServerError when the next backoff would end past the deadline', async () => {
+    // random 0.5 of a 2000 ms first backoff = 1000 ms, beyond the 500 ms deadline: no waiting it out.
+    const { client, wire, warnings } = await signedInClient({ deadlineMs: 500, retryBaseDelayMs: 2000 });
+    emu.faults.set({ rules: [{ operations: ['productProperties'], serverErrorRate: 1 }] });
+    const t = performance.now();
+    expect(await failure(props(client))).toBeInstanceOf(ServerError);
+    expect(performance.now() - t).toBeLessThan(400);
+    expect(statuses(wire, 'productProperties')).toEqual([503]);
+    expect(warnings).toEqual([]);
   });
 
   it('never repeats a license-key write answered 5xx', async () => {
@@ -248,5 +274,37 @@ describe('network errors', () => {
     expect(await props(client)).toEqual(expectedProps);
     expect(wire.of('productProperties')).toHaveLength(2);
     expect(reset.received).toHaveLength(2); // both requests really went out before the connection broke
+  });
+});
+
+describe('abort listeners', () => {
+  it('leaves no abort listener on a long-lived signal after many retried calls', async () => {
+    const { client, wire } = await signedInClient({ retryBaseDelayMs: 2 });
+    const { signal } = new AbortController();
+    // Every call waits twice (two 5xx backoffs) and once more for Cookie Missing: three sleeps per call.
+    for (let i = 0; i < 15; i++) {
+      emu.faults.set({
+        rules: [
+          { operations: ['productProperties'], serverErrorRate: 1, times: 2 },
+          { operations: ['listEvents'], cookieMissingRate: 1, times: 1 },
+        ],
+      });
+      expect(await client.call('productProperties', { signal })).toEqual(expectedProps);
+      await client.call('listEvents', { productId, signal });
+    }
+    expect(statuses(wire, 'productProperties')).toHaveLength(45);
+    expect(statuses(wire, 'listEvents')).toHaveLength(30);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
+  it('still rejects a pending retry wait when the signal aborts', async () => {
+    const { client } = await signedInClient({ retryBaseDelayMs: 10_000 });
+    emu.faults.set({ rules: [{ operations: ['productProperties'], serverErrorRate: 1 }] });
+    const ac = new AbortController();
+    const pending = failure(client.call('productProperties', { signal: ac.signal }));
+    await new Promise((r) => setTimeout(r, 100));
+    ac.abort(new Error('stop'));
+    expect(await pending).toMatchObject({ message: 'stop' });
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
   });
 });
