@@ -43,6 +43,8 @@ export interface SessionHooks {
 }
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** How long before the call's deadline reading an error body gives up (ky's total timeout fires at the deadline). */
+const ERROR_BODY_DEADLINE_MARGIN_MS = 250;
 const PUBLIC_OPS = new Set(['requestCsrf', 'signIn']);
 /** Connection failures that prove the request never reached the service. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
@@ -289,9 +291,11 @@ export class Transport {
       durationMs: Date.now() - call.started,
     });
     if (res.ok) return undefined;
-    // An error body is read for its JSON error fields only: its first 64 KiB, within the call's deadline. ky gets
-    // the answer without its body, so it has nothing left to read into HTTPError.data.
-    const text = await readBodyText(op.id, res, call.deadline, MAX_ERROR_BODY_BYTES, 'truncate').catch(() => '');
+    // An error body is read for its JSON error fields only: its first 64 KiB, within the attempt's timeout and ending
+    // a little before the call's deadline, so a stalled body still ends as the service's error and not as ky's total
+    // timeout. ky gets the answer without its body, so it has nothing left to read into HTTPError.data.
+    const until = Math.min(Date.now() + this.opts.timeoutMs, call.deadline - ERROR_BODY_DEADLINE_MARGIN_MS);
+    const text = await readBodyText(op.id, res, until, MAX_ERROR_BODY_BYTES, 'truncate').catch(() => '');
     const body = parseErrorBody(text);
     call.answer = { body, err: errorForStatus(op.id, res.status, res.statusText, body, res.headers) };
     return new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
