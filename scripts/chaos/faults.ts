@@ -3,8 +3,9 @@
  * fault profile (emulator/faults.ts, the same file `--faults` reads), so the same seed draws the same profiles and
  * the emulator, seeded from the profile, replays the same faults for the same request sequence.
  */
-import type { FaultProfile, FaultRule } from '../../emulator/faults.ts';
+
 import type { Rng } from '../../emulator/data/rng.ts';
+import type { FaultProfile, FaultRule } from '../../emulator/faults.ts';
 
 /** The kinds a profile can hold; the report counts runs per kind. */
 export const FAULT_KINDS = [
@@ -43,7 +44,7 @@ function rule(kind: FaultKind, rng: Rng): FaultRule {
       return { rateLimitRate: rate(rng, 0.02, 0.1), retryAfterSeconds: 1, ...after };
     case 'timeout':
       // Longer than the chaos config's service.timeoutMs (config.ts): the client times out and retries.
-      return { latencyMs: 5000, times: rng.int(1, 2), operations: [rng.pick(TIMEOUT_OPERATIONS)], ...after };
+      return { latencyMs: 2500, times: rng.int(1, 2), operations: [rng.pick(TIMEOUT_OPERATIONS)], ...after };
     case 'cookieMissing':
       return { cookieMissingRate: rate(rng, 0.02, 0.1), ...after };
     case 'sessionExpiry':

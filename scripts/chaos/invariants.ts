@@ -218,9 +218,7 @@ async function alertsOf(raw: Buffer, to: string): Promise<string[]> {
     const productAt = head?.indexOf('productName') ?? -1;
     return rows
       .filter((r) => r.length > 1)
-      .map(
-        (r) => `${to}#${r[productAt]}#${r[keyAt]}#${stageTitle(r[stageAt] as Parameters<typeof stageTitle>[0])}`,
-      );
+      .map((r) => `${to}#${r[productAt]}#${r[keyAt]}#${stageTitle(r[stageAt] as Parameters<typeof stageTitle>[0])}`);
   }
   // One alert (maxKeysInEmail 1 attaches the CSV whenever there are more): `== <stage title> (1) ==` then `* <key>`.
   const text = parsed.text ?? '';
@@ -275,7 +273,12 @@ export async function checkEmails(state: ChaosState, outboxDir: string): Promise
 }
 
 /** Changed files of the work directory, and the given outputs, must not contain the secret. */
-export async function checkSecret(state: ChaosState, secret: string, workDir: string, outputs: string[]): Promise<void> {
+export async function checkSecret(
+  state: ChaosState,
+  secret: string,
+  workDir: string,
+  outputs: string[],
+): Promise<void> {
   for (const o of outputs) if (o.includes(secret)) state.violate('no secret in any output', 'a run printed it');
   const needle = Buffer.from(secret);
   for (const f of await filesUnder(workDir)) {
