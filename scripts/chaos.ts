@@ -15,6 +15,7 @@ import { createHash, randomInt } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { dayOfMs } from '../emulator/data/dates.ts';
 import { Rng } from '../emulator/data/rng.ts';
@@ -26,6 +27,7 @@ import { EXAMPLE_CONFIG } from '../src/app/local-runtime.ts';
 import { type ChildRun, type JobResult, runChild } from './chaos/child.ts';
 import { drawFaults, FAULT_KINDS, type FaultKind } from './chaos/faults.ts';
 import { ChaosState, checkArchive, checkEmails, checkSecret, INVARIANTS, type Invariant } from './chaos/invariants.ts';
+import { PEER_FAULTS_ENV } from './chaos/peer-faults.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -60,6 +62,7 @@ const WORK_DIR = resolve(flags['work-dir'] ?? mkdtempSync(join(tmpdir(), 'pulse-
 /** A run that outlives this is SIGKILLed and counted as hung. */
 const RUN_LIMIT_MS = 180_000;
 const BUCKET = 'pulse-archive';
+const PEER_FAULTS = fileURLToPath(new URL('./chaos/peer-faults.ts', import.meta.url));
 const CHAOS_PRODUCT = '9876543210';
 
 const say = (line: string) => {
@@ -179,8 +182,10 @@ const STACK_FRAME = /^\s+at .+[:(]/m;
 async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaults>, killAfterMs?: number) {
   const profile = join(CHAOS_DIR, 'faults.json');
   writeFileSync(profile, JSON.stringify(faults.profile));
-  const args = [...jobArgs(job, epoch), ...(faults.kinds.length > 0 ? ['--faults', profile] : [])];
-  const run: ChildRun = await runChild(args, childEnv, { killAfterMs, limitMs: RUN_LIMIT_MS });
+  const args = [...jobArgs(job, epoch), ...(faults.profile.rules.length > 0 ? ['--faults', profile] : [])];
+  const env = faults.peer ? { ...childEnv, [PEER_FAULTS_ENV]: JSON.stringify(faults.peer) } : childEnv;
+  const nodeArgs = faults.peer ? ['--import', PEER_FAULTS] : [];
+  const run: ChildRun = await runChild(args, env, { killAfterMs, limitMs: RUN_LIMIT_MS, nodeArgs });
   if (run.killed) stats.kills++;
   if (run.hung) {
     stats.hung++;
@@ -344,8 +349,10 @@ of ${EPOCH_RUNS} runs (each epoch its own archive prefix, digest id and recipien
 | --- | --- |
 ${table([...FAULT_KINDS.map((k): [string, number] => [k, stats.faults[k]]), ['(none: a fault-free run)', stats.faultFree]])}
 
-Not injected (no seam in the local peers yet): S3 5xx on a part, on complete, on a conditional put; SMTP 4xx, 5xx
-and a connection dropped after DATA; DynamoDB claim or complete failing; the service's session limit (409).
+Service and download faults go through the emulator's fault profile (\`--faults\`); the peers' faults (\`s3*\`,
+\`dynamo*\`, \`smtp*\`) through scripts/chaos/peer-faults.ts, loaded into the run with \`node --import\`. \`s3Part\` and
+\`s3Complete\` are drawn but cannot fire: every file of the chaos data set is smaller than one multipart part. Not
+injected: the service's session limit (409 \`Session Limit\`; no fault rule for it).
 
 ## Invariant violations
 

@@ -31,10 +31,10 @@ export interface ChildRun {
 export function runChild(
   args: string[],
   env: Record<string, string>,
-  opts: { killAfterMs?: number | undefined; limitMs: number },
+  opts: { killAfterMs?: number | undefined; limitMs: number; nodeArgs?: string[] },
 ): Promise<ChildRun> {
   const started = Date.now();
-  const child = spawn(process.execPath, [PULSE_BIN, ...args], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), PULSE_BIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

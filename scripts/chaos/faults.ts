@@ -6,9 +6,10 @@
 
 import type { Rng } from '../../emulator/data/rng.ts';
 import type { FaultProfile, FaultRule } from '../../emulator/faults.ts';
+import { PEER_FAULT_KINDS, type PeerFaultKind, type PeerFaults } from './peer-faults.ts';
 
-/** The kinds a profile can hold; the report counts runs per kind. */
-export const FAULT_KINDS = [
+/** The kinds of the emulator's profile. */
+export const SERVICE_FAULT_KINDS = [
   'serverError',
   'rateLimit',
   'timeout',
@@ -21,6 +22,9 @@ export const FAULT_KINDS = [
   'expiredDownload',
   'latency',
 ] as const;
+type ServiceFaultKind = (typeof SERVICE_FAULT_KINDS)[number];
+/** Every kind a run can draw (the report counts runs per kind): the emulator's and the peers' (peer-faults.ts). */
+export const FAULT_KINDS = [...SERVICE_FAULT_KINDS, ...PEER_FAULT_KINDS] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Storage keys of the export files (custom events, exceptions, raw events). */
@@ -28,7 +32,7 @@ const DOWNLOADS = '_(cust|exc|raw)_';
 
 const rate = (rng: Rng, lo: number, hi: number) => Math.round((lo + rng.next() * (hi - lo)) * 1000) / 1000;
 
-function rule(kind: FaultKind, rng: Rng): FaultRule {
+function rule(kind: ServiceFaultKind, rng: Rng): FaultRule {
   // Most faults start after a random number of matching requests: in the middle of a run, not only at its start.
   const after = rng.chance(0.5) ? { after: rng.int(1, 200) } : {};
   switch (kind) {
@@ -75,10 +79,21 @@ const TIMEOUT_OPERATIONS = [
   'searchLicenseKeys',
 ];
 
+/** How often a peer fault fires: a share of the matching calls, a few times per run at most. */
+function peerRule(kind: PeerFaultKind, rng: Rng): { rate: number; times: number } {
+  if (kind.startsWith('smtp')) return { rate: rate(rng, 0.2, 0.6), times: 1 };
+  return { rate: rate(rng, 0.02, 0.15), times: rng.int(1, 3) };
+}
+
 export interface DrawnFaults {
   kinds: FaultKind[];
+  /** The emulator's profile (`--faults`). */
   profile: FaultProfile;
+  /** The peers' faults ($PULSE_CHAOS_PEER_FAULTS), when any. */
+  peer?: PeerFaults;
 }
+
+const isPeer = (k: FaultKind): k is PeerFaultKind => (PEER_FAULT_KINDS as readonly string[]).includes(k);
 
 /** One to three distinct kinds (none with probability `cleanShare`). */
 export function drawFaults(rng: Rng, cleanShare = 0.1): DrawnFaults {
@@ -88,5 +103,13 @@ export function drawFaults(rng: Rng, cleanShare = 0.1): DrawnFaults {
   const kinds = new Set<FaultKind>();
   while (kinds.size < count) kinds.add(rng.pick(FAULT_KINDS));
   const sorted = FAULT_KINDS.filter((k) => kinds.has(k));
-  return { kinds: sorted, profile: { seed, rules: sorted.map((k) => rule(k, rng)) } };
+  const service = sorted.filter((k): k is ServiceFaultKind => !isPeer(k));
+  const peer = sorted.filter(isPeer);
+  return {
+    kinds: sorted,
+    profile: { seed, rules: service.map((k) => rule(k, rng)) },
+    ...(peer.length > 0
+      ? { peer: { seed: seed ^ 0x5eed, rules: Object.fromEntries(peer.map((k) => [k, peerRule(k, rng)])) } }
+      : {}),
+  };
 }
