@@ -193,14 +193,14 @@ async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaul
   }
   const exit = run.killed || run.hung ? 'SIGKILL' : String(run.code ?? run.signal);
   stats.exitCodes[exit] = (stats.exitCodes[exit] ?? 0) + 1;
-  if (!run.killed && !run.hung && run.code !== 0 && run.code !== 1) {
-    stats.crashes++;
+  const badExit = !run.killed && !run.hung && run.code !== 0 && run.code !== 1;
+  if (badExit) {
     const last = run.stderr.trim().split('\n').slice(-2).join(' | ');
     state.violate('no crash', `${job} exited ${run.code ?? run.signal}: ${last.slice(0, 400)}`);
   }
-  if (STACK_FRAME.test(run.stderr)) {
-    state.violate('no crash', `${job}: a stack trace on stderr: ${run.stderr.match(STACK_FRAME)?.[0]}`);
-  }
+  const stack = STACK_FRAME.exec(run.stderr);
+  if (stack) state.violate('no crash', `${job}: a stack trace on stderr: ${stack[0]}`);
+  if (badExit || stack) stats.crashes++;
   for (const r of run.results) {
     const sum = stats.counts[r.job] ?? {};
     stats.counts[r.job] = sum;

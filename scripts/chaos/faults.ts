@@ -56,7 +56,8 @@ function rule(kind: ServiceFaultKind, rng: Rng): FaultRule {
     case 'truncatedDownload':
       return { path: DOWNLOADS, truncateDownloadRate: rate(rng, 0.05, 0.3), ...after };
     case 'stalledDownload':
-      return { path: DOWNLOADS, stallDownloadRate: rate(rng, 0.05, 0.2), times: rng.int(1, 2), ...after };
+      // Once: the archive waits 30 s for a stalled body before it retries.
+      return { path: DOWNLOADS, stallDownloadRate: rate(rng, 0.05, 0.2), times: 1, ...after };
     case 'corruptDownload':
       return { path: DOWNLOADS, corruptDownloadRate: rate(rng, 0.05, 0.3), ...after };
     case 'slowDownload':
