@@ -180,6 +180,7 @@ const STACK_FRAME = /^\s+at .+[:(]/m;
 
 /** Runs one child and checks what every run must keep; `closing` = the epoch's fault-free run. */
 async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaults>, killAfterMs?: number) {
+  const before = state.violations.length;
   const profile = join(CHAOS_DIR, 'faults.json');
   writeFileSync(profile, JSON.stringify(faults.profile));
   const args = [...jobArgs(job, epoch), ...(faults.profile.rules.length > 0 ? ['--faults', profile] : [])];
@@ -213,6 +214,12 @@ async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaul
     }
   }
   await checkInvariants(epoch, [run.stdout, run.stderr]);
+  if (state.violations.length > before) {
+    // What the run printed, beside the profile, for whoever looks into the violation.
+    writeFileSync(join(CHAOS_DIR, `run-${state.run}.stdout`), run.stdout);
+    writeFileSync(join(CHAOS_DIR, `run-${state.run}.stderr`), run.stderr);
+    writeFileSync(join(CHAOS_DIR, `run-${state.run}.faults.json`), JSON.stringify(faults));
+  }
   return run;
 }
 

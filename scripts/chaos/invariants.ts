@@ -244,7 +244,8 @@ export async function checkEmails(state: ChaosState, outboxDir: string): Promise
     const raw = await readFile(join(outboxDir, file));
     const text = raw.toString('utf8');
     const head = text.slice(0, Math.max(0, text.search(/\r?\n\r?\n/)));
-    const to = (header(head, 'To') ?? '?').toLowerCase();
+    const toHeader = header(head, 'To') ?? '?';
+    const to = (/<([^>]+)>/.exec(toHeader)?.[1] ?? toHeader).toLowerCase();
     const digest = header(head, 'X-Pulse-Digest');
     const week = header(head, 'X-Pulse-Week');
     const notice = header(head, 'X-Pulse-Notice') ?? header(head, 'X-Pulse-License-Alerts-Notice');
