@@ -5,7 +5,7 @@
  * after every run and, after one fault-free run, at the end of every epoch. Loopback only; bounded by --runs and
  * --minutes; the seed is printed first and the same seed draws the same jobs, profiles and kill delays.
  *
- * Epochs: runs are grouped (--epoch-runs, default 25); each epoch has its own archive prefix, digest id and
+ * Epochs: runs are grouped (--epoch-runs, default 10); each epoch has its own archive prefix, digest id and
  * recipients in the same work directory, so every epoch archives and sends from scratch under faults, instead of
  * only the first runs ever doing work.
  *
@@ -36,7 +36,7 @@ const { values: flags } = parseArgs({
     seed: { type: 'string' },
     'work-dir': { type: 'string' },
     report: { type: 'string' },
-    'epoch-runs': { type: 'string', default: '25' },
+    'epoch-runs': { type: 'string', default: '10' },
     'kill-share': { type: 'string', default: '0.25' },
     clients: { type: 'string', default: '2000' },
     quiet: { type: 'boolean', default: false },
@@ -260,6 +260,12 @@ async function closeEpoch(epoch: Epoch): Promise<void> {
         }
       }
     } else state.violate('archive: every listed file archived', `e${epoch.n}: the closing run wrote no manifest`);
+    // And against the service itself: every file the emulator lists for the product (all its kinds are enabled).
+    for (const name of expected.keys()) {
+      if (name.startsWith(`${CHAOS_PRODUCT}_`) && !archived.has(name)) {
+        state.violate('archive: every listed file archived', `e${epoch.n}: ${name} (listed by the service)`);
+      }
+    }
   }
 
   // Digest: every recipient has it in the outbox, or a run reported its delivery unknown / sent unconfirmed.
