@@ -1,8 +1,7 @@
 /**
- * `npm run chaos` in small: three randomized runs with seed 13 (service, download and SMTP/S3 faults; the first run drawn to be SIGKILLed
- * at 3.5 s) and the closing fault-free
- * run over a fresh work directory; the runner must finish with 0 invariant violations and write its report where
- * `--report` says (never bench/CHAOS.md).
+ * `npm run chaos` in small: three randomized runs with seed 13 (service, download and SMTP/S3 faults; the first run
+ * drawn to be SIGKILLed at 3.5 s) and the closing fault-free run over a fresh work directory; the runner must finish
+ * with 0 invariant violations and write its report where `--report` says (never bench/CHAOS.md).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
