@@ -24,7 +24,9 @@ export const SERVICE_FAULT_KINDS = [
 ] as const;
 type ServiceFaultKind = (typeof SERVICE_FAULT_KINDS)[number];
 /** Every kind a run can draw (the report counts runs per kind): the emulator's and the peers' (peer-faults.ts). */
-export const FAULT_KINDS = [...SERVICE_FAULT_KINDS, ...PEER_FAULT_KINDS] as const;
+// Not `s3Part` / `s3Complete`: the chaos data set's files are all smaller than one multipart part, so they never fire.
+const DRAWN_PEER_KINDS = PEER_FAULT_KINDS.filter((k) => k !== 's3Part' && k !== 's3Complete');
+export const FAULT_KINDS = [...SERVICE_FAULT_KINDS, ...DRAWN_PEER_KINDS] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Storage keys of the export files (custom events, exceptions, raw events). */
@@ -94,7 +96,7 @@ export interface DrawnFaults {
   peer?: PeerFaults;
 }
 
-const isPeer = (k: FaultKind): k is PeerFaultKind => (PEER_FAULT_KINDS as readonly string[]).includes(k);
+const isPeer = (k: FaultKind): k is FaultKind & PeerFaultKind => (PEER_FAULT_KINDS as readonly string[]).includes(k);
 
 /** One to three distinct kinds (none with probability `cleanShare`). */
 export function drawFaults(rng: Rng, cleanShare = 0.1): DrawnFaults {
