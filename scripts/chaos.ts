@@ -40,8 +40,17 @@ const { values: flags } = parseArgs({
     'kill-share': { type: 'string', default: '0.25' },
     clients: { type: 'string', default: '2000' },
     quiet: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
+if (flags.help) {
+  process.stdout.write(`Usage: npm run chaos -- [--runs 200] [--minutes 30] [--seed S] [--work-dir DIR] [--report FILE]
+  [--epoch-runs 10] [--kill-share 0.25] [--clients 2000] [--quiet]
+Randomized pulse runs under seeded faults and kills over one work dir; invariants checked after each run.
+--minutes stops starting new runs after it; the report goes to bench/CHAOS.md unless --report; exit 1 on a violation.
+`);
+  process.exit(0);
+}
 
 const positive = (name: string, text: string | undefined): number => {
   const n = Number(text);
