@@ -202,7 +202,9 @@ export function createServiceServer(state: EmulatorState, handlers: Record<strin
   return createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       if (e instanceof ApiError) sendError(res, state, e);
-      else {
+      else if (req.destroyed || res.destroyed || (e as NodeJS.ErrnoException)?.code === 'ECONNRESET') {
+        // The client went away mid-request (it timed out or was killed): nobody to answer, and no emulator bug.
+      } else {
         // A bug in the emulator: answer like a real service would, without internals, and say so on stderr.
         process.stderr.write(`emulator: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
         sendError(res, state, new ApiError(500, 'Internal Server Error', 'internal error'));

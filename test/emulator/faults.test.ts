@@ -1,4 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FaultInjector, FaultProfileError, parseFaultProfile } from '../../emulator/faults.ts';
 import type { Emulator } from '../../emulator/index.ts';
 import { signedIn, startTestEmulator, TestSession } from '../helpers/emulator-session.ts';
@@ -39,6 +41,32 @@ describe('fault profiles', () => {
     expect(b.status).toBe(502);
     expect(b.json).toBeUndefined();
     expect(b.headers.get('content-type')).toContain('text/html');
+  });
+
+  it('a client that gives up during the latency is no internal error (no stack trace on stderr)', async () => {
+    const s = await signedIn(emu);
+    emu.faults.set({ rules: [{ operations: ['dateRangeReport'], latencyMs: 300 }] });
+    const stderr = vi.spyOn(process.stderr, 'write');
+    try {
+      const body = JSON.stringify({ startDate: '2026-01-01', stopDate: '2026-01-31', clientStatus: ['active'] });
+      const req = request(`${emu.baseUrl}/v3/reporting/generic/dateRange/${s.productId}`, {
+        method: 'POST',
+        headers: {
+          Origin: emu.origin,
+          Cookie: [...s.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(body) + 10, // the rest never comes: the client times out first
+        },
+      });
+      req.on('error', () => undefined);
+      req.write(body);
+      await sleep(50);
+      req.destroy();
+      await sleep(500);
+      expect(stderr.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('internal error'))).toEqual([]);
+    } finally {
+      stderr.mockRestore();
+    }
   });
 
   it('answers 429 with Retry-After', async () => {

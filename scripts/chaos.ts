@@ -1,0 +1,416 @@
+/**
+ * `npm run chaos`: randomized runs of the digest, the archive and the license alerts (`pulse start` or one job,
+ * `--local`) over one work directory kept across runs, each against the in-process emulator with a fault profile
+ * drawn from the seed, some SIGKILLed at a drawn delay; the invariants (scripts/chaos/invariants.ts) are checked
+ * after every run and, after one fault-free run, at the end of every epoch. Loopback only; bounded by --runs and
+ * --minutes; the seed is printed first and the same seed draws the same jobs, profiles and kill delays.
+ *
+ * Epochs: runs are grouped (--epoch-runs, default 10); each epoch has its own archive prefix, digest id and
+ * recipients in the same work directory, so every epoch archives and sends from scratch under faults, instead of
+ * only the first runs ever doing work.
+ *
+ * Writes its report to bench/CHAOS.md (or --report FILE); exit 1 when any invariant was violated.
+ */
+import { createHash, randomInt } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { dayOfMs } from '../emulator/data/dates.ts';
+import { Rng } from '../emulator/data/rng.ts';
+import { listing } from '../emulator/families/files/catalog.ts';
+import { FAMILIES } from '../emulator/families/files/families.ts';
+import { fileBytes } from '../emulator/families/files/file-bytes.ts';
+import { startEmulator } from '../emulator/index.ts';
+import { EXAMPLE_CONFIG } from '../src/app/local-runtime.ts';
+import { type ChildRun, type JobResult, runChild } from './chaos/child.ts';
+import { drawFaults, FAULT_KINDS, type FaultKind } from './chaos/faults.ts';
+import { ChaosState, checkArchive, checkEmails, checkSecret, INVARIANTS, type Invariant } from './chaos/invariants.ts';
+import { PEER_FAULTS_ENV } from './chaos/peer-faults.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '200' },
+    minutes: { type: 'string', default: '30' },
+    seed: { type: 'string' },
+    'work-dir': { type: 'string' },
+    report: { type: 'string' },
+    'epoch-runs': { type: 'string', default: '10' },
+    'kill-share': { type: 'string', default: '0.25' },
+    clients: { type: 'string', default: '2000' },
+    quiet: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (flags.help) {
+  process.stdout.write(`Usage: npm run chaos -- [--runs 200] [--minutes 30] [--seed S] [--work-dir DIR] [--report FILE]
+  [--epoch-runs 10] [--kill-share 0.25] [--clients 2000] [--quiet]
+Randomized pulse runs under seeded faults and kills over one work dir; invariants checked after each run.
+--minutes stops starting new runs after it; the report goes to bench/CHAOS.md unless --report; exit 1 on a violation.
+`);
+  process.exit(0);
+}
+
+const positive = (name: string, text: string | undefined): number => {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0) {
+    process.stderr.write(`chaos: --${name} must be a number ≥ 0\n`);
+    process.exit(2);
+  }
+  return n;
+};
+const RUNS = positive('runs', flags.runs);
+const MINUTES = positive('minutes', flags.minutes);
+const SEED = flags.seed === undefined ? randomInt(1, 2 ** 31 - 1) : Math.trunc(positive('seed', flags.seed));
+const EPOCH_RUNS = Math.max(1, positive('epoch-runs', flags['epoch-runs']));
+const KILL_SHARE = positive('kill-share', flags['kill-share']);
+const CLIENTS = positive('clients', flags.clients);
+const REPORT = resolve(flags.report ?? new URL('../bench/CHAOS.md', import.meta.url).pathname);
+const WORK_DIR = resolve(flags['work-dir'] ?? mkdtempSync(join(tmpdir(), 'pulse-chaos-')));
+/** A run that outlives this is SIGKILLed and counted as hung. */
+const RUN_LIMIT_MS = 180_000;
+const BUCKET = 'pulse-archive';
+const PEER_FAULTS = fileURLToPath(new URL('./chaos/peer-faults.ts', import.meta.url));
+const CHAOS_PRODUCT = '9876543210';
+
+const say = (line: string) => {
+  if (!flags.quiet) process.stdout.write(`${line}\n`);
+};
+process.stdout.write(`chaos seed ${SEED}\nchaos work dir ${WORK_DIR}\n`);
+
+const rng = new Rng(SEED);
+const started = Date.now();
+const deadline = started + MINUTES * 60_000;
+const today = new Date().toISOString().slice(0, 10);
+const emulatorOptions = { seed: rng.int(1, 1000), clients: CLIENTS, today };
+const CHAOS_DIR = join(WORK_DIR, '..', `${WORK_DIR.split('/').pop()}-chaos`);
+mkdirSync(CHAOS_DIR, { recursive: true });
+mkdirSync(join(CHAOS_DIR, 'spool'), { recursive: true });
+
+// What the service lists, and the SHA-256 of its bytes, from an emulator with the same data set; and its password.
+const { expected, secret } = await (async () => {
+  const emu = await startEmulator(emulatorOptions);
+  try {
+    const now = emu.clock.now();
+    const out = new Map<string, string>();
+    for (const pd of emu.state.products.values()) {
+      for (const fam of Object.values(FAMILIES)) {
+        const l = listing(pd, fam, dayOfMs(now), now);
+        for (const f of [...l.daily, ...l.monthly]) {
+          out.set(
+            f.fileName,
+            createHash('sha256')
+              .update(fileBytes(pd, f, now))
+              .digest('hex'),
+          );
+        }
+      }
+    }
+    return { expected: out, secret: emu.credentials.password };
+  } finally {
+    await emu.close();
+  }
+})();
+
+interface Epoch {
+  n: number;
+  config: string;
+  prefix: string;
+  digestId: string;
+  digestRecipients: string[];
+  alertRecipients: string[];
+}
+
+/** The bundled example config, with this epoch's prefix, digest id and recipients (`+e<n>` addresses). */
+function epochConfig(n: number): Epoch {
+  const c = JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8'));
+  delete c.$schema;
+  const tag = (address: string) => address.replace('@', `+e${n}@`);
+  const prefix = `chaos-e${n}`;
+  c.archive.prefix = prefix;
+  // Shorter than the `timeout` fault's latency (faults.ts), so the client times out and retries.
+  c.service.timeoutMs = 2000;
+  // One product (the one with all three export kinds): half the files of the example's two, so runs stay short.
+  c.products = [{ id: CHAOS_PRODUCT, name: 'Example Server' }];
+  const d = c.digests[0];
+  d.productIds = [CHAOS_PRODUCT];
+  d.id = `exec-weekly-e${n}`;
+  d.schedule.timeZone = 'UTC'; // the week that just ended is the service's too, whatever the hour
+  for (const r of d.recipients) r.address = tag(r.address);
+  d.owner = tag(d.owner);
+  c.licenses.owner.address = tag(c.licenses.owner.address);
+  for (const route of c.licenses.routing) for (const r of route.recipients) r.address = tag(r.address);
+  // The CSV attachment (every alert, read back by the invariants) whenever an email holds more than one alert.
+  c.licenses.maxKeysInEmail = 1;
+  const config = join(CHAOS_DIR, `config-e${n}.json`);
+  writeFileSync(config, JSON.stringify(c, null, 2));
+  return {
+    n,
+    config,
+    prefix,
+    digestId: d.id,
+    digestRecipients: d.recipients.map((r: { address: string }) => r.address.toLowerCase()),
+    alertRecipients: [
+      c.licenses.owner.address,
+      ...c.licenses.routing.flatMap((r: { recipients: { address: string }[] }) => r.recipients.map((x) => x.address)),
+    ].map((a: string) => a.toLowerCase()),
+  };
+}
+
+const JOBS = ['start', 'digest', 'archive', 'licenses'] as const;
+type Job = (typeof JOBS)[number];
+const jobArgs = (job: Job, epoch: Epoch): string[] => {
+  const common = ['--config', epoch.config, '--work-dir', WORK_DIR, '--json'];
+  if (job === 'start') return ['start', ...common];
+  if (job === 'licenses') return ['licenses', 'alerts', '--local', ...common];
+  return [job, '--local', ...common];
+};
+const childEnv = {
+  PULSE_LOCAL_EMULATOR: JSON.stringify(emulatorOptions),
+  TMPDIR: join(CHAOS_DIR, 'spool'),
+};
+
+const state = new ChaosState();
+const stats = {
+  runs: 0,
+  closingRuns: 0,
+  jobs: Object.fromEntries(JOBS.map((j) => [j, 0])) as Record<Job, number>,
+  faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
+  faultFree: 0,
+  kills: 0,
+  killsDrawn: 0,
+  hung: 0,
+  exitCodes: {} as Record<string, number>,
+  crashes: 0,
+  counts: {} as Record<string, Record<string, number>>,
+};
+const STACK_FRAME = /^\s+at .+[:(]/m;
+
+/** Runs one child and checks what every run must keep; `closing` = the epoch's fault-free run. */
+async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaults>, killAfterMs?: number) {
+  const before = state.violations.length;
+  const profile = join(CHAOS_DIR, 'faults.json');
+  writeFileSync(profile, JSON.stringify(faults.profile));
+  const args = [...jobArgs(job, epoch), ...(faults.profile.rules.length > 0 ? ['--faults', profile] : [])];
+  const env = faults.peer ? { ...childEnv, [PEER_FAULTS_ENV]: JSON.stringify(faults.peer) } : childEnv;
+  const nodeArgs = faults.peer ? ['--import', PEER_FAULTS] : [];
+  const run: ChildRun = await runChild(args, env, { killAfterMs, limitMs: RUN_LIMIT_MS, nodeArgs });
+  if (run.killed) stats.kills++;
+  if (run.hung) {
+    stats.hung++;
+    state.violate('no crash', `${job} hung: killed after ${RUN_LIMIT_MS} ms`);
+  }
+  const exit = run.killed || run.hung ? 'SIGKILL' : String(run.code ?? run.signal);
+  stats.exitCodes[exit] = (stats.exitCodes[exit] ?? 0) + 1;
+  const badExit = !run.killed && !run.hung && run.code !== 0 && run.code !== 1;
+  if (badExit) {
+    const last = run.stderr.trim().split('\n').slice(-2).join(' | ');
+    state.violate('no crash', `${job} exited ${run.code ?? run.signal}: ${last.slice(0, 400)}`);
+  }
+  const stack = STACK_FRAME.exec(run.stderr);
+  if (stack) state.violate('no crash', `${job}: a stack trace on stderr: ${stack[0]}`);
+  if (badExit || stack) stats.crashes++;
+  for (const r of run.results) {
+    const sum = stats.counts[r.job] ?? {};
+    stats.counts[r.job] = sum;
+    for (const [k, v] of Object.entries(r.counts)) if (typeof v === 'number') sum[k] = (sum[k] ?? 0) + v;
+    if (r.job === 'digest') {
+      for (const e of r.errors) {
+        if (!/unknown|unconfirmed/i.test(e)) continue;
+        for (const a of e.match(/[\w.+-]+@[\w.-]+\w/g) ?? []) state.digestsReported.add(a.toLowerCase());
+      }
+    }
+  }
+  await checkInvariants(epoch, [run.stdout, run.stderr]);
+  if (state.violations.length > before) {
+    // What the run printed, beside the profile, for whoever looks into the violation.
+    writeFileSync(join(CHAOS_DIR, `run-${state.run}.stdout`), run.stdout);
+    writeFileSync(join(CHAOS_DIR, `run-${state.run}.stderr`), run.stderr);
+    writeFileSync(join(CHAOS_DIR, `run-${state.run}.faults.json`), JSON.stringify(faults));
+  }
+  return run;
+}
+
+async function checkInvariants(epoch: Epoch, outputs: string[]): Promise<Set<string>> {
+  await checkEmails(state, join(WORK_DIR, 'outbox'));
+  await checkSecret(state, secret, WORK_DIR, outputs);
+  return checkArchive(state, join(WORK_DIR, 's3', BUCKET), epoch.prefix, expected);
+}
+
+/** The epoch's fault-free closing run, then the completeness invariants. */
+async function closeEpoch(epoch: Epoch): Promise<void> {
+  state.run++;
+  stats.closingRuns++;
+  const run = await oneRun(epoch, 'start', { kinds: [], profile: { rules: [] } });
+  const archived = await checkInvariants(epoch, []);
+  const result = (job: string): JobResult | undefined => run.results.find((r) => r.job === job);
+
+  // Archive: the closing run failed nothing, and every file its manifest lists is archived.
+  const archive = result('archive');
+  if (!archive)
+    state.violate('archive: every listed file archived', `e${epoch.n}: the closing run has no archive result`);
+  else {
+    if (archive.counts.failed || archive.counts.rejected) {
+      state.violate(
+        'archive: every listed file archived',
+        `e${epoch.n}: closing run ${JSON.stringify(archive.counts)}`,
+      );
+    }
+    const manifestKey = archive.outputs.find((o) => o.includes('/manifests/'));
+    if (manifestKey) {
+      const path = join(WORK_DIR, 's3', BUCKET, `${manifestKey}._S3rver_object`);
+      const manifest = JSON.parse(readFileSync(path, 'utf8')) as { files: { fileName: string; outcome: string }[] };
+      const listed = manifest.files.filter((f) => f.fileName.endsWith('.zip'));
+      if (listed.length === 0) state.violate('archive: every listed file archived', `e${epoch.n}: nothing listed`);
+      for (const f of listed) {
+        if (!archived.has(f.fileName)) {
+          state.violate('archive: every listed file archived', `e${epoch.n}: ${f.fileName} (${f.outcome})`);
+        }
+      }
+    } else state.violate('archive: every listed file archived', `e${epoch.n}: the closing run wrote no manifest`);
+    // And against the service itself: every file the emulator lists for the product (all its kinds are enabled).
+    for (const name of expected.keys()) {
+      if (name.startsWith(`${CHAOS_PRODUCT}_`) && !archived.has(name)) {
+        state.violate('archive: every listed file archived', `e${epoch.n}: ${name} (listed by the service)`);
+      }
+    }
+  }
+
+  // Digest: every recipient has it in the outbox, or a run reported its delivery unknown / sent unconfirmed.
+  const emails = [...state.emails.values()];
+  for (const to of epoch.digestRecipients) {
+    const sent = emails.some((e) => e.digest === epoch.digestId && !e.notice && e.to === to);
+    if (!sent && !state.digestsReported.has(to)) {
+      state.violate('email: every due digest sent or reported', `${epoch.digestId} to ${to}`);
+    }
+  }
+  const digest = result('digest');
+  if (digest && (digest.counts.failed || digest.counts.held)) {
+    state.violate('email: every due digest sent or reported', `closing run ${JSON.stringify(digest.counts)}`);
+  }
+
+  // Alerts: the closing run failed none, and every alert recorded as sent is in the outbox.
+  const alerts = result('license-alerts');
+  if (!alerts) state.violate('email: no missed alert', `e${epoch.n}: the closing run has no license alerts result`);
+  else {
+    const c = alerts.counts;
+    const inOutbox = new Set(
+      emails.flatMap((e) => e.alerts).filter((a) => epoch.alertRecipients.includes(a.slice(0, a.indexOf('#')))),
+    );
+    const done = (c.alertsSent ?? 0) + (c.alertsSkippedAlreadySent ?? 0);
+    if (c.failed || c.alertsInProgressElsewhere) {
+      state.violate('email: no missed alert', `e${epoch.n}: closing run ${JSON.stringify(c)}`);
+    }
+    if (inOutbox.size < done) {
+      state.violate(
+        'email: no missed alert',
+        `e${epoch.n}: ${done} alerts recorded sent, ${inOutbox.size} in the outbox`,
+      );
+    }
+    if ((c.keysScanned ?? 0) > 0 && done + (c.alertsUnknown ?? 0) + (c.alertsConfirmed ?? 0) === 0) {
+      state.violate('email: no missed alert', `e${epoch.n}: no alert sent at all`);
+    }
+  }
+  say(`epoch ${epoch.n} closed: exit ${run.code}, ${state.violations.length} violations so far`);
+}
+
+let epoch: Epoch | undefined;
+for (let i = 0; i < RUNS && Date.now() < deadline; i++) {
+  const n = Math.floor(i / EPOCH_RUNS);
+  if (!epoch || epoch.n !== n) {
+    if (epoch) await closeEpoch(epoch);
+    epoch = epochConfig(n);
+  }
+  const job = rng.weighted(JOBS, [4, 1, 2, 1]);
+  const faults = drawFaults(rng);
+  const kill = rng.chance(KILL_SHARE) ? rng.int(300, 8000) : undefined;
+  state.run++;
+  stats.runs++;
+  stats.jobs[job]++;
+  if (faults.kinds.length === 0) stats.faultFree++;
+  for (const k of faults.kinds) stats.faults[k]++;
+  if (kill !== undefined) stats.killsDrawn++;
+  const before = state.violations.length;
+  const run = await oneRun(epoch, job, faults, kill);
+  const outcome = run.killed ? `killed at ${kill} ms` : run.hung ? 'hung' : `exit ${run.code}`;
+  say(
+    `run ${state.run} e${n} ${job} [${faults.kinds.join(',') || 'no faults'}] ${outcome} in ${run.ms} ms` +
+      (state.violations.length > before ? `, ${state.violations.length - before} VIOLATIONS` : ''),
+  );
+  for (const v of state.violations.slice(before)) say(`  ${v.invariant}: ${v.detail}`);
+}
+if (epoch) await closeEpoch(epoch);
+
+const minutes = (Date.now() - started) / 60_000;
+const byInvariant = new Map<Invariant, number>(INVARIANTS.map((i) => [i, 0]));
+for (const v of state.violations) byInvariant.set(v.invariant, (byInvariant.get(v.invariant) ?? 0) + 1);
+const table = (rows: [string, string | number][]) => rows.map(([k, v]) => `| ${k} | ${v} |`).join('\n');
+const report = `# Chaos
+
+\`npm run chaos\` (scripts/chaos.ts): randomized runs of the digest, the archive and the license alerts against the
+in-process emulator with fault profiles drawn from the seed, some SIGKILLed at a drawn delay, over one work directory
+kept across runs; the invariants are checked after every run and, after one fault-free run, at the end of every epoch
+of ${EPOCH_RUNS} runs (each epoch its own archive prefix, digest id and recipients in the same work directory).
+
+- Date: ${new Date().toISOString()}
+- Seed: **${SEED}** (emulator data set ${JSON.stringify(emulatorOptions)})
+- Runs: **${stats.runs}** randomized + ${stats.closingRuns} fault-free closing runs, in ${minutes.toFixed(1)} minutes
+  (${(stats.runs / Math.max(minutes, 1e-9)).toFixed(1)} runs/minute; limits: --runs ${RUNS}, --minutes ${MINUTES})
+- Jobs: ${JOBS.map((j) => `${j} ${stats.jobs[j]}`).join(', ')}
+- Kills (SIGKILL): **${stats.kills}** (${stats.killsDrawn} drawn; a drawn kill after the process ended by itself is none)
+- Crashes (exit other than 0/1, a stack trace, or hung): **${stats.crashes + stats.hung}**
+- Exit codes: ${Object.entries(stats.exitCodes)
+  .map(([k, v]) => `${k}: ${v}`)
+  .join(', ')}
+- Invariant violations: **${state.violations.length}**
+
+## Faults injected (runs whose profile held the kind)
+
+| kind | runs |
+| --- | --- |
+${table([...FAULT_KINDS.map((k): [string, number] => [k, stats.faults[k]]), ['(none: a fault-free run)', stats.faultFree]])}
+
+Service and download faults go through the emulator's fault profile (\`--faults\`); the peers' faults (\`s3*\`,
+\`dynamo*\`, \`smtp*\`) through scripts/chaos/peer-faults.ts, loaded into the run with \`node --import\`. \`s3Part\` and
+\`s3Complete\` (5xx on a multipart part or its completion) are hooked there but not drawn: every file of the chaos
+data set is smaller than one multipart part. Not injected: the service's session limit (409 \`Session Limit\`; no
+fault rule for it).
+
+## Invariant violations
+
+| invariant | violations |
+| --- | --- |
+${table([...byInvariant])}
+${
+  state.violations.length === 0
+    ? ''
+    : `\n${state.violations
+        .slice(0, 50)
+        .map((v) => `- run ${v.run}: ${v.invariant}: ${v.detail}`)
+        .join('\n')}\n`
+}
+## What the jobs reported (sums over all runs)
+
+${Object.entries(stats.counts)
+  .map(
+    ([job, c]) =>
+      `- ${job}: ${Object.entries(c)
+        .filter(([k, v]) => v !== 0 && !/^(stage|label):/.test(k))
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+  )
+  .join('\n')}
+
+## Replay
+
+\`npm run chaos -- --seed ${SEED} --runs ${stats.runs}\` draws the same jobs, fault profiles and kill delays (and the
+emulator replays the same faults for the same request sequence); where a kill lands depends on the machine's speed.
+`;
+mkdirSync(join(REPORT, '..'), { recursive: true });
+writeFileSync(REPORT, report);
+process.stdout.write(
+  `chaos: ${stats.runs} runs (+${stats.closingRuns} closing), ${stats.kills} kills, ` +
+    `${state.violations.length} invariant violations, ${minutes.toFixed(1)} min; report ${REPORT}\n`,
+);
+process.exit(state.violations.length > 0 ? 1 : 0);
