@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { simpleParser } from 'mailparser';
+import { parseCsv } from '../../emulator/files/csv.ts';
 import { stageTitle } from '../../src/jobs/licenses/stage.ts';
 
 export const INVARIANTS = [
@@ -174,45 +175,12 @@ function header(head: string, name: string): string | undefined {
   return m?.[1]?.replace(/\r?\n[ \t]+/g, ' ').trim();
 }
 
-/** RFC 4180 rows. */
-function csvRows(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += c;
-  }
-  if (cell !== '' || row.length > 0) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows;
-}
-
 /** The alerts of one license alerts email: its CSV attachment, or the one alert its text shows. */
 async function alertsOf(raw: Buffer, to: string): Promise<string[]> {
   const parsed = await simpleParser(raw);
   const csv = parsed.attachments.find((a) => a.filename?.endsWith('.csv'));
   if (csv) {
-    const [head, ...rows] = csvRows(csv.content.toString('utf8'));
+    const [head, ...rows] = parseCsv(csv.content.toString('utf8'));
     const keyAt = head?.indexOf('licenseKey') ?? -1;
     const stageAt = head?.indexOf('stage') ?? -1;
     const productAt = head?.indexOf('productName') ?? -1;

@@ -4,6 +4,7 @@
  * (HTML, text and the CSV attachment parsed).
  */
 
+import { parseCsv } from '../../emulator/files/csv.ts';
 import { Licenses } from '../../src/config/licenses-schema.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
 import { type LicenseAlertOptions, runLicenseAlerts } from '../../src/jobs/licenses/run-license-alerts.ts';
@@ -57,36 +58,6 @@ export async function startLocalLicenses(opts: { registryKeys?: number } = {}): 
         });
     },
   };
-}
-
-/** RFC 4180: quoted cells with doubled quotes and line breaks, CRLF rows. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += c;
-  }
-  if (cell !== '' || row.length > 0) rows.push([...row, cell]);
-  return rows;
 }
 
 /** CSV rows as objects by header. */

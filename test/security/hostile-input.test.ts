@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCsv } from '../../emulator/files/csv.ts';
 import type { Emulator } from '../../emulator/index.ts';
 import { ReportFolder } from '../../src/adapters/local/report-folder.ts';
 import { EmlFileWriter } from '../../src/adapters/mail/eml-file-writer.ts';
@@ -32,7 +33,6 @@ import { csvCell, csvRow, neutralizedCellValue } from '../../src/jobs/licenses/c
 import { renderDigestEmail, renderDigestReport } from '../../src/render/index.ts';
 import { startTestEmulator } from '../helpers/emulator-session.ts';
 import { type LocalDigest, startLocalDigest } from '../helpers/local-digest.ts';
-import { parseCsv } from '../helpers/local-licenses.ts';
 import { type ArchivePeers, NO_RAW_PRODUCT, startArchivePeers } from '../jobs/archive/archive-peers.ts';
 import { hostileView } from '../render/sample-views.ts';
 
