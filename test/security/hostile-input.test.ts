@@ -32,6 +32,7 @@ import { previewDigest } from '../../src/jobs/digest/preview.ts';
 import { csvCell, csvRow, neutralizedCellValue } from '../../src/jobs/licenses/csv-cells.ts';
 import { renderDigestEmail, renderDigestReport } from '../../src/render/index.ts';
 import { startTestEmulator } from '../helpers/emulator-session.ts';
+import { addingListedNames } from '../helpers/hostile-listing.ts';
 import { type LocalDigest, startLocalDigest } from '../helpers/local-digest.ts';
 import { type ArchivePeers, NO_RAW_PRODUCT, startArchivePeers } from '../jobs/archive/archive-peers.ts';
 import { hostileView } from '../render/sample-views.ts';
@@ -372,21 +373,6 @@ describe('the archive job given the whole corpus in a listing', () => {
     expect(onDisk.filter(theirs)).toEqual([]);
   });
 });
-
-/** Adds `names` to every custom events listing the service answers (as a broken or hostile service would). */
-function addingListedNames(names: string[]): FetchLike {
-  return async (input, init) => {
-    const res = await fetch(input, init);
-    const url = input instanceof Request ? input.url : String(input);
-    if (!url.includes('/v3/customEventTracking/listFiles/')) return res;
-    const listing = (await res.json()) as { dailyFiles: unknown[] };
-    for (const fileName of names)
-      listing.dailyFiles.push({ fileName, fileDate: '2026-11-18', uncompressedSizeKB: 1, compressedSizeKB: 1 });
-    const headers = new Headers(res.headers);
-    headers.delete('content-length');
-    return new Response(JSON.stringify(listing), { status: res.status, headers });
-  };
-}
 
 /** Markup and script in every string a digest shows that the service chose: event names and categories, segment
  * labels (versions, countries), exception types and messages. */

@@ -10,13 +10,14 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FetchLike, ReportingClient } from '../../../src/client/index.ts';
+import { ReportingClient } from '../../../src/client/index.ts';
 import type { Coverage } from '../../../src/jobs/archive/coverage.ts';
 import { MANIFEST_FORMAT, type Manifest, verifyManifestChain } from '../../../src/jobs/archive/manifest.ts';
 import type { ArchivePlan } from '../../../src/jobs/archive/plan.ts';
 import { terminalProgress } from '../../../src/jobs/archive/progress.ts';
 import { runArchive } from '../../../src/jobs/archive/run-archive.ts';
 import type { JobResult } from '../../../src/jobs/job-result.ts';
+import { addingListedNames } from '../../helpers/hostile-listing.ts';
 import { type ArchivePeers, NO_RAW_PRODUCT, RAW_PRODUCT, startArchivePeers } from './archive-peers.ts';
 
 let ap: ArchivePeers;
@@ -342,21 +343,6 @@ async function planOf(opts: Parameters<typeof runArchive>[2]): Promise<ArchivePl
   let plan: ArchivePlan | undefined;
   await runArchive(ap.config, ap.ports(), { ...opts, dryRun: true, onPlan: (p) => (plan = p) });
   return plan!;
-}
-
-/** A fetch that adds daily files with these names to every custom events listing, as a hostile service could. */
-function addingListedNames(names: string[]): FetchLike {
-  return async (input, init) => {
-    const res = await fetch(input, init);
-    const url = input instanceof Request ? input.url : String(input);
-    if (!url.includes('/v3/customEventTracking/listFiles/')) return res;
-    const listing = (await res.json()) as { dailyFiles: unknown[] };
-    for (const fileName of names)
-      listing.dailyFiles.push({ fileName, fileDate: '2026-11-18', uncompressedSizeKB: 1, compressedSizeKB: 1 });
-    const headers = new Headers(res.headers);
-    headers.delete('content-length');
-    return new Response(JSON.stringify(listing), { status: res.status, headers });
-  };
 }
 
 async function walk(dir: string): Promise<string[]> {
