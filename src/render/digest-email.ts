@@ -17,6 +17,6 @@ export interface RenderedEmail {
  * file is read once per process, and a missing file throws TemplateMissingError saying to run the build.
  */
 export function renderDigestEmail(view: DigestView, compiledHtml?: string): RenderedEmail {
-  const html = loadTemplate('digest', compiledHtml).render(digestModel(view));
-  return { html, text: digestText(view) };
+  const model = digestModel(view);
+  return { html: loadTemplate('digest', compiledHtml).render(model), text: digestText(model) };
 }

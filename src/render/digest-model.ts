@@ -74,6 +74,8 @@ function productModel(product: ProductView, reportUrl: string | null) {
   };
 }
 
+export type DigestModel = ReturnType<typeof digestModel>;
+
 export function digestModel(view: DigestView) {
   const reportUrl = view.viewInBrowserUrl;
   const more = Math.max(0, view.highlights.length - EMAIL_HIGHLIGHTS);

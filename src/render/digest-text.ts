@@ -4,8 +4,7 @@
  * KPIs, the numbers behind its charts (their alt text), its top exception and the link to its section of the full
  * report; then the report link and the footer.
  */
-import type { DigestView } from '../jobs/digest/view-model.ts';
-import { digestModel } from './digest-model.ts';
+import type { DigestModel } from './digest-model.ts';
 import { safeUrl } from './templater.ts';
 
 const MAX_RULE = 78;
@@ -20,7 +19,7 @@ function underline(text: string, char: string): string {
   return `${text}\n${char.repeat(Math.min(w, MAX_RULE))}`;
 }
 
-type Model = ReturnType<typeof digestModel>;
+type Model = DigestModel;
 type Trend = { arrow: string; trendWord: string };
 const trend = (t: Trend) => [t.arrow, t.trendWord].filter(Boolean).join(' ');
 
@@ -56,10 +55,10 @@ function productText(product: Model['products'][number]): string {
   return parts.join('\n\n');
 }
 
-export function digestText(view: DigestView): string {
-  const model = digestModel(view);
-  const parts = [underline(`${oneLine(view.title)}\n${oneLine(view.weekLabel)}`, '=')];
-  if (view.banner) parts.push(`!! ${oneLine(view.banner)}`);
+/** From the model the HTML is filled with, so both parts show the same figures. */
+export function digestText(model: DigestModel): string {
+  const parts = [underline(`${oneLine(model.title)}\n${oneLine(model.weekLabel)}`, '=')];
+  if (model.banner) parts.push(`!! ${oneLine(model.banner)}`);
   if (model.highlights.length > 0) {
     const more = model.moreHighlights && model.viewInBrowserUrl ? `\n(${model.moreHighlights})` : '';
     parts.push(
@@ -68,8 +67,8 @@ export function digestText(view: DigestView): string {
   }
   if (model.headline.rows.length > 0) parts.push(headlineText(model));
   parts.push(...model.products.map(productText));
-  const link = view.viewInBrowserUrl === null ? '#' : safeUrl(view.viewInBrowserUrl);
+  const link = model.viewInBrowserUrl === null ? '#' : safeUrl(model.viewInBrowserUrl);
   if (link !== '#') parts.push(`Full report in your browser: ${link}`);
-  parts.push(oneLine(view.footer));
+  parts.push(oneLine(model.footer));
   return `${parts.join('\n\n')}\n`;
 }
