@@ -25,7 +25,7 @@ rmSync(DIR, { recursive: true, force: true });
 mkdirSync(join(DIR, 'templates'), { recursive: true });
 mkdirSync(join(DIR, 'chart-assets'), { recursive: true });
 const jsKb = await bundleLikeLambda(join(ROOT, 'bench/digest-init-entry.ts'), join(DIR, 'index.mjs'));
-for (const t of TEMPLATES) copyFileSync(join(ROOT, `build/templates/${t}.html`), join(DIR, `templates/${t}.html`));
+for (const t of TEMPLATES) copyFileSync(join(ROOT, `templates/compiled/${t}.html`), join(DIR, `templates/${t}.html`));
 for (const [name, from] of Object.entries(CHART_ASSET_FILES))
   copyFileSync(join(ROOT, from), join(DIR, 'chart-assets', name));
 

@@ -167,7 +167,7 @@ async function servePeers(): Promise<void> {
 async function orchestrate(): Promise<LicenseRegistryResult> {
   process.env[PASSWORD_ENV] = randomBytes(18).toString('base64url');
   // Where the compiled email templates are, as the Lambda is told (the bundle is not next to build/).
-  process.env.PULSE_TEMPLATES_DIR ??= fileURLToPath(new URL('../build/templates/', import.meta.url));
+  process.env.PULSE_TEMPLATES_DIR ??= fileURLToPath(new URL('../templates/compiled/', import.meta.url));
   const bundleKb = await bundleLikeLambda(benchScript('license-registry-consumer'), BUNDLE);
   const runs = VARIANTS.map(() => SIZES.map((): RegistryRun[] => []));
   const alertRuns = VARIANTS.map(() => SIZES.map((): AlertsRun[] => []));

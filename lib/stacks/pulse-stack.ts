@@ -317,9 +317,9 @@ export class PulseStack extends Stack {
       memorySize: FUNCTION_MEMORY_MB.digest,
       ...this.withChartAssets(this.withTemplates(this.jobSetup('digest'))),
       assets: {
-        'build/templates/digest.html': 'templates/digest.html',
-        'build/templates/digest-report.html': 'templates/digest-report.html',
-        'build/templates/failure-notice.html': 'templates/failure-notice.html',
+        'templates/compiled/digest.html': 'templates/digest.html',
+        'templates/compiled/digest-report.html': 'templates/digest-report.html',
+        'templates/compiled/failure-notice.html': 'templates/failure-notice.html',
         // The chart renderer's wasm and fonts ship beside the JS, not inlined into it (docs/aws.md "Digest charts").
         ...Object.fromEntries(
           Object.entries(CHART_ASSET_FILES).map(([name, from]) => [from, `${CHART_ASSETS}/${name}`]),
@@ -351,7 +351,7 @@ export class PulseStack extends Stack {
       timeout: Duration.minutes(15),
       memorySize: 1024,
       ...this.withTemplates(this.jobSetup('license-report')),
-      assets: { 'build/templates/license-report.html': 'templates/license-report.html' },
+      assets: { 'templates/compiled/license-report.html': 'templates/license-report.html' },
     });
     this.reportingServiceSecret.grantRead(job.fn);
     this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.licenseReport);
@@ -576,7 +576,7 @@ export class PulseStack extends Stack {
       timeout: Duration.minutes(15),
       memorySize: FUNCTION_MEMORY_MB.licenseAlerts,
       ...this.withTemplates(this.jobSetup('license-alerts')),
-      assets: { 'build/templates/license-alert.html': 'templates/license-alert.html' },
+      assets: { 'templates/compiled/license-alert.html': 'templates/license-alert.html' },
     });
     this.reportingServiceSecret.grantRead(job.fn);
     this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.licenseAlerts);

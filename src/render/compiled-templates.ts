@@ -1,6 +1,7 @@
 /**
- * Loads the HTML that `npm run build:templates` compiled from templates/*.mjml (or copied from templates/*.html)
- * and compiles it for the templater, once per process. Run time never touches mjml. `PULSE_TEMPLATES_DIR` points
+ * Loads the HTML that `npm run build:templates` compiled from templates/*.mjml (or copied from templates/*.html) into
+ * templates/compiled/ (committed, so a production install without mjml has it) and compiles it for the templater,
+ * once per process. Run time never touches mjml. `PULSE_TEMPLATES_DIR` points
  * elsewhere (a Lambda bundle that ships the compiled HTML next to its handler); callers may also pass the HTML itself.
  */
 import { readFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ export class TemplateMissingError extends Error {
   override name = 'TemplateMissingError';
 }
 
-const DEFAULT_DIR = fileURLToPath(new URL('../../build/templates/', import.meta.url));
+const DEFAULT_DIR = fileURLToPath(new URL('../../templates/compiled/', import.meta.url));
 const fromFiles = new Map<string, CompiledTemplate>();
 /** Compiled HTML handed in by callers, by content; small because a process uses one or two templates. */
 const fromStrings = new Map<string, CompiledTemplate>();
@@ -43,8 +44,8 @@ export function loadTemplate(name: TemplateName, compiledHtml?: string, dir = te
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       throw new TemplateMissingError(
-        `compiled template ${file} is missing: run \`npm run build:templates\` (it compiles templates/*.mjml with ` +
-          'mjml, a dev dependency: in a production install, build them before `npm prune --omit=dev`)',
+        `compiled template ${file} is missing: it ships in templates/compiled/ (restore it with ` +
+          '`git checkout templates/compiled`), or run `npm run build:templates` where the dev dependencies are installed',
       );
     }
     template = compileTemplate(html, name);

@@ -13,7 +13,7 @@ export interface RenderedEmail {
 }
 
 /**
- * `compiledHtml` replaces build/templates/digest.html (a bundle that inlines the template, a test); without it the
+ * `compiledHtml` replaces templates/compiled/digest.html (a bundle that inlines the template, a test); without it the
  * file is read once per process, and a missing file throws TemplateMissingError saying to run the build.
  */
 export function renderDigestEmail(view: DigestView, compiledHtml?: string): RenderedEmail {

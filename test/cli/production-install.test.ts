@@ -1,14 +1,16 @@
 /**
  * The CLI from a production install (`npm ci --omit=dev`): bin/pulse.ts's static imports reach only production
  * dependencies, the local peers (devDependencies) are loaded only for `--local`, and without them `--local` says
- * what to install (exit 2) while every other command runs.
+ * what to install (exit 2) while every other command runs — the digest rendering from the committed compiled
+ * templates, with no mjml.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../emulator/index.ts';
 import { LOCAL_PEER_PACKAGES, LocalPeersMissingError, loadLocalRuntime } from '../../src/app/load-local-runtime.ts';
 import { describeFailure } from '../../src/cli/failure.ts';
 import { runPulse, STACK_FRAME, writeExampleConfig } from '../helpers/pulse-process.ts';
@@ -150,6 +152,32 @@ describe('as a process without the dev dependencies', () => {
       expect(r.stderr).not.toContain('Cannot find');
       expect(r.stderr).toMatch(new RegExp(`^pulse ${commands[i]}: .*ECONNREFUSED`, 'm'));
       expect(r.code).toBe(5);
+    }
+  });
+
+  it('pulse digest --config renders the email and the full report (templates ship compiled, no mjml)', async () => {
+    const emu = await startEmulator({ clients: 200, seed: 3 });
+    try {
+      const config = await writeExampleConfig(dir, 'emulator.json', (c) => {
+        c.service.baseUrl = emu.baseUrl;
+        c.service.origin = emu.origin;
+        c.service.credentials = { source: 'env' };
+      });
+      const env = { PULSE_USER: 'ada@example.com', PULSE_PASSWORD: emu.credentials.password };
+      const out = join(dir, 'preview');
+      const r = await runPulse(['digest', '--config', config, '--preview', '--out', out], env, preload);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^digest: ok \(previewed 1, sent 0\)/);
+      const files = readdirSync(out).sort();
+      expect(files.map((f) => f.replace(/[^.]*\./, '*.')).sort()).toEqual(['*.eml', '*.html', '*.html']);
+      const eml = readFileSync(join(out, files.find((f) => f.endsWith('.eml'))!), 'utf8');
+      expect(eml).toMatch(/^Subject: .*Weekly_executive_digest/m);
+      const report = readFileSync(join(out, files.find((f) => f.startsWith('digest-'))!), 'utf8');
+      expect(report).toContain('Example Server');
+      expect(report).not.toContain('[['); // every placeholder filled
+    } finally {
+      await emu.close();
     }
   });
 });

@@ -1,11 +1,17 @@
 /**
- * A preload (`node --import`) that makes the local peers' packages unresolvable, as in a production install
- * (`npm ci --omit=dev`): any import of them fails the way Node fails for a package that is not installed.
+ * A preload (`node --import`) that makes every devDependency unresolvable, as in a production install
+ * (`npm ci --omit=dev`): the local peers, mjml, esbuild and the rest fail to import the way Node fails for a package
+ * that is not installed.
  */
+import { readFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
-import { LOCAL_PEER_PACKAGES } from '../../src/app/load-local-runtime.ts';
 
-const hidden = (specifier: string) => LOCAL_PEER_PACKAGES.some((p) => specifier === p || specifier.startsWith(`${p}/`));
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  devDependencies: Record<string, string>;
+};
+const DEV = Object.keys(pkg.devDependencies);
+
+const hidden = (specifier: string) => DEV.some((p) => specifier === p || specifier.startsWith(`${p}/`));
 
 registerHooks({
   resolve(specifier, context, nextResolve) {

@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILD_DIR, buildTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
+import { buildTemplates, COMPILED_DIR, staleTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
 import { loadTemplate, TemplateMissingError, templatesDir } from '../../src/render/compiled-templates.ts';
 import { renderDigestEmail } from '../../src/render/digest-email.ts';
 import { EMAIL_HIGHLIGHTS } from '../../src/render/digest-model.ts';
@@ -14,7 +15,7 @@ let digestHtml: string;
 let noticeHtml: string;
 
 beforeAll(async () => {
-  // Compile from the MJML sources now, so these tests never read a stale build/.
+  // Compile from the MJML sources now, so these tests never read a stale templates/compiled/.
   dir = await mkdtemp(join(tmpdir(), 'pulse-templates-'));
   await buildTemplates(TEMPLATES_DIR, dir);
   digestHtml = await readFile(join(dir, 'digest.html'), 'utf8');
@@ -165,7 +166,30 @@ describe('compiled templates on disk', () => {
       'license-alert.html',
       'license-report.html',
     ]);
-    expect(templatesDir()).toBe(BUILD_DIR);
+    expect(templatesDir()).toBe(COMPILED_DIR);
+  });
+
+  it('templates/compiled/ (committed, what a production install renders from) is what the sources compile to', async () => {
+    // Failing here: run `npm run build:templates` and commit templates/compiled/.
+    expect(await staleTemplates(TEMPLATES_DIR, COMPILED_DIR)).toEqual([]);
+  });
+
+  it('the check names a compiled file that is stale, missing or has no source', async () => {
+    const out = join(dir, 'stale');
+    await buildTemplates(TEMPLATES_DIR, out);
+    expect(await staleTemplates(TEMPLATES_DIR, out)).toEqual([]);
+    await writeFile(join(out, 'digest.html'), '<p>old</p>');
+    await rm(join(out, 'license-alert.html'));
+    await writeFile(join(out, 'renamed.html'), '<p>gone</p>');
+    expect(await staleTemplates(TEMPLATES_DIR, out)).toEqual([
+      'digest.html differs from what its source compiles to',
+      'license-alert.html is missing',
+      'renamed.html has no source template',
+    ]);
+    // A build puts it right, removing the HTML whose source is gone.
+    await buildTemplates(TEMPLATES_DIR, out);
+    expect(await staleTemplates(TEMPLATES_DIR, out)).toEqual([]);
+    expect(existsSync(join(out, 'renamed.html'))).toBe(false);
   });
 
   it('loads from a directory once, and says how to build when the file is missing', () => {
@@ -174,7 +198,9 @@ describe('compiled templates on disk', () => {
     expect(first.render({ ...sampleViewModelStub() }).length).toBeGreaterThan(1000);
     const empty = join(dir, 'nothing-here');
     expect(() => loadTemplate('digest', undefined, empty)).toThrow(TemplateMissingError);
-    expect(() => loadTemplate('digest', undefined, empty)).toThrow(/run `npm run build:templates`/);
+    expect(() => loadTemplate('digest', undefined, empty)).toThrow(
+      /it ships in templates\/compiled\/.*run `npm run build:templates`/,
+    );
   });
 });
 
