@@ -36,6 +36,16 @@ export interface FaultRule {
   corruptDownloadRate?: number;
   /** Open daily files report `isAvailable: false` while this is true. */
   openFilesUnavailable?: boolean;
+  /**
+   * Sessions of the profile's user held elsewhere (another tool, a browser), from the rule's first matching request
+   * on (after `after`): they count towards the per-user limit, so a sign-in beyond it is answered 409
+   * `Session Limit`, until a logout with `allSessions` ends them. Taken once per rule, by the first matching request
+   * (which counts as one of `times`), before that request is handled: a sign-in that takes them is already refused.
+   * The value replaces what is held elsewhere (0 gives them up); a value at or above the limit refuses every
+   * sign-in. They do not idle out (the other tool keeps using them), and they outlive the profile (`faults.clear()`
+   * does not end them).
+   */
+  heldSessions?: number;
   /** Stop applying the rule after it has fired this many times (bursts). */
   times?: number;
   /** Let this many matching requests pass untouched first (a fault in the middle of a run). */
@@ -61,6 +71,8 @@ const NUMERIC_KEYS = [
   'times',
   'after',
 ] as const;
+/** Whole counts ≥ 0: anything else (negative, fractional, not a number) is `must be an integer ≥ 0`. */
+const INTEGER_KEYS = ['heldSessions'] as const;
 const RATE_KEYS = [
   'serverErrorRate',
   'rateLimitRate',
@@ -72,6 +84,7 @@ const RATE_KEYS = [
 ] as const;
 const KNOWN = new Set<string>([
   ...NUMERIC_KEYS,
+  ...INTEGER_KEYS,
   ...RATE_KEYS,
   'operations',
   'path',
@@ -96,6 +109,9 @@ export function parseFaultProfile(value: unknown): FaultProfile {
     for (const k of NUMERIC_KEYS)
       if (rule[k] !== undefined && (typeof rule[k] !== 'number' || (rule[k] as number) < 0))
         bad(`${p}.${k}`, 'must be a number ≥ 0');
+    for (const k of INTEGER_KEYS)
+      if (rule[k] !== undefined && !(Number.isInteger(rule[k]) && (rule[k] as number) >= 0))
+        bad(`${p}.${k}`, 'must be an integer ≥ 0');
     for (const k of RATE_KEYS) {
       const x = rule[k];
       if (x !== undefined && (typeof x !== 'number' || x < 0 || x > 1))
@@ -140,6 +156,12 @@ export interface RequestFaults {
   retryAfterSeconds?: number;
   cookieMissing: boolean;
   sessionExpiresAfterRequests?: number;
+  /**
+   * A rule's `heldSessions` taken on this request: the server holds this many sessions of its user elsewhere
+   * (`SessionStore.holdElsewhere`) before handling it. When several rules take theirs on the same request, the last
+   * one in the profile wins (each replaces the count).
+   */
+  heldSessions?: number;
 }
 
 interface ActiveRule {
@@ -148,6 +170,8 @@ interface ActiveRule {
   fired: number;
   /** Requests matched so far (for `after`). */
   seen: number;
+  /** The rule's `heldSessions` have been taken (once per rule). */
+  held: boolean;
 }
 
 export class FaultInjector {
@@ -166,6 +190,7 @@ export class FaultInjector {
       ...(rule.path ? { path: new RegExp(rule.path) } : {}),
       fired: 0,
       seen: 0,
+      held: false,
     }));
   }
 
@@ -210,6 +235,11 @@ export class FaultInjector {
       }
       if (rule.sessionExpiresAfterRequests !== undefined)
         out.sessionExpiresAfterRequests = rule.sessionExpiresAfterRequests;
+      if (rule.heldSessions !== undefined && !r.held) {
+        r.held = true;
+        out.heldSessions = rule.heldSessions;
+        fired = true;
+      }
       if (fired) r.fired++;
     }
     return out;

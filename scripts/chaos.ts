@@ -374,8 +374,8 @@ ${table([...FAULT_KINDS.map((k): [string, number] => [k, stats.faults[k]]), ['(n
 Service and download faults go through the emulator's fault profile (\`--faults\`); the peers' faults (\`s3*\`,
 \`dynamo*\`, \`smtp*\`) through scripts/chaos/peer-faults.ts, loaded into the run with \`node --import\`. \`s3Part\` and
 \`s3Complete\` (5xx on a multipart part or its completion) are hooked there but not drawn: every file of the chaos
-data set is smaller than one multipart part. Not injected: the service's session limit (409 \`Session Limit\`; no
-fault rule for it).
+data set is smaller than one multipart part. Not drawn: the service's session limit (409 \`Session Limit\`; the
+fault rule \`heldSessions\` exists, the chaos run does not use it).
 
 ## Invariant violations
 

@@ -18,12 +18,14 @@ const CSRF_VALID_MS = 60 * 60 * 1000;
 export class SessionStore {
   private readonly csrf = new Map<string, number>();
   private readonly sessions = new Map<string, Session>();
+  /** Per user: sessions held elsewhere (fault rule `heldSessions`); they count towards the cap, never idle out. */
+  private readonly heldElsewhere = new Map<string, number>();
   private readonly now: () => number;
   private readonly idleMs: number;
   private readonly maxPerUser: number;
   /** Sessions created since start (what tests and benches count sign-ins by). */
   signIns = 0;
-  /** The most live sessions one user held at once since start. */
+  /** The most live sessions one user held at once since start (sessions held elsewhere not counted). */
   peakSessionsPerUser = 0;
 
   constructor(opts: { now: () => number; idleMs: number; maxPerUser: number }) {
@@ -52,11 +54,14 @@ export class SessionStore {
     return at !== undefined && this.now() - at <= CSRF_VALID_MS;
   }
 
-  /** Signs in: ends `replacing` (a live session of the caller) first, then enforces the per-user cap. */
+  /**
+   * Signs in: ends `replacing` (a live session of the caller) first, then enforces the per-user cap on the live
+   * sessions plus those held elsewhere.
+   */
   create(userName: string, replacing?: string): Session {
     if (replacing) this.end(replacing);
     const live = this.liveSessionsOf(userName).length;
-    if (live >= this.maxPerUser) throw sessionLimit(this.maxPerUser);
+    if (live + this.heldElsewhereBy(userName) >= this.maxPerUser) throw sessionLimit(this.maxPerUser);
     const s: Session = { token: SessionStore.token(), userName, lastUsedMs: this.now(), requests: 0 };
     this.sessions.set(s.token, s);
     this.signIns++;
@@ -88,8 +93,25 @@ export class SessionStore {
     this.sessions.delete(token);
   }
 
+  /** Logout with `allSessions`: ends every session of the user, also those held elsewhere. */
   endAll(userName: string): void {
     for (const [t, s] of this.sessions) if (s.userName === userName) this.sessions.delete(t);
+    this.heldElsewhere.delete(userName);
+  }
+
+  /**
+   * `n` sessions of the user are now held elsewhere (another tool, a browser; fault rule `heldSessions`): the count
+   * replaces the previous one (0 gives them up). They count towards the cap until `endAll`; they never idle out
+   * and are not in `peakSessionsPerUser`. A count at or above the cap refuses every sign-in.
+   */
+  holdElsewhere(userName: string, n: number): void {
+    if (n > 0) this.heldElsewhere.set(userName, n);
+    else this.heldElsewhere.delete(userName);
+  }
+
+  /** Sessions of the user held elsewhere (see `holdElsewhere`). */
+  heldElsewhereBy(userName: string): number {
+    return this.heldElsewhere.get(userName) ?? 0;
   }
 
   liveSessionsOf(userName: string): Session[] {

@@ -139,6 +139,8 @@ export function createServiceServer(state: EmulatorState, handlers: Record<strin
     }
     const { route } = match;
     const faults = state.faults.forRequest(route.id, url.pathname);
+    // Before anything can refuse the request: a sign-in that is the rule's first match already meets them.
+    if (faults.heldSessions !== undefined) state.sessions.holdElsewhere(state.options.user, faults.heldSessions);
     if (faults.delayMs > 0) await sleep(faults.delayMs);
     if (faults.serverError) {
       req.resume();

@@ -195,6 +195,15 @@ describe('session limit', () => {
   const fillSessions = () => {
     while (liveCount() < emu.state.options.maxSessionsPerUser) emu.state.sessions.create(emu.credentials.userName);
   };
+  /** Sign-ins reach the emulator without the session cookie: a service that does not end the session they carry. */
+  const stripSessionAtSignIn = (wire: WireRecorder) => {
+    wire.divert = (req) => {
+      if (!req.url.endsWith('/v3/auth/web')) return undefined;
+      const headers = new Headers(req.headers);
+      headers.set('cookie', (headers.get('cookie') ?? '').replace(new RegExp(`${TOKEN}=[^;]*;?\\s*`), ''));
+      return fetch(new Request(req, { headers }));
+    };
+  };
 
   it('fails with SessionLimitError by default, and also with logoutOtherSessions when no session is at hand', async () => {
     fillSessions();
@@ -213,14 +222,10 @@ describe('session limit', () => {
     await client.signIn();
     const [first] = emu.state.sessions.liveSessionsOf(emu.credentials.userName).map((x) => x.token);
     fillSessions();
-    // The emulator ends a live session that signs in again (so never answers 409 then); whether the real service
-    // does is open (api-shapes §14.2). Model a service that does not: sign-ins reach it without the session cookie.
-    wire.divert = (req) => {
-      if (!req.url.endsWith('/v3/auth/web')) return undefined;
-      const headers = new Headers(req.headers);
-      headers.set('cookie', (headers.get('cookie') ?? '').replace(new RegExp(`${TOKEN}=[^;]*;?\\s*`), ''));
-      return fetch(new Request(req, { headers }));
-    };
+    // The emulator ends a live session that signs in again (so, short of sessions held elsewhere, never answers 409
+    // then); whether the real service does is open (api-shapes §14.2). Model a service that does not: sign-ins reach
+    // it without the session cookie.
+    stripSessionAtSignIn(wire);
     // Two Cookie Missing answers make the client sign in again while its session is still valid.
     emu.faults.set({ rules: [{ operations: ['listEvents'], cookieMissingRate: 1, times: 2 }] });
     expect(await client.call('listEvents', { productId })).toEqual(expectedEvents);
@@ -229,5 +234,62 @@ describe('session limit', () => {
     expect(liveCount()).toBe(1); // the filled sessions are gone, only the new one is left
     await client.logout();
     expect(liveCount()).toBe(0);
+  });
+
+  describe('held elsewhere (fault rule heldSessions)', () => {
+    const max = () => emu.state.options.maxSessionsPerUser;
+    const held = () => emu.state.sessions.heldElsewhereBy(emu.credentials.userName);
+
+    it('a second client is refused with SessionLimitError, also with logoutOtherSessions (no session at hand)', async () => {
+      await using a = newClient().client;
+      await a.signIn();
+      emu.faults.set({ rules: [{ operations: ['signIn'], heldSessions: max() - 1 }] });
+      const { client: b } = newClient({ onSessionLimit: 'logoutOtherSessions' });
+      const err = await b.call('productProperties').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SessionLimitError);
+      expect(held()).toBe(max() - 1);
+      expect(await a.call('productProperties')).toEqual(expectedProps); // the first client keeps working
+    });
+
+    it('with logoutOtherSessions, a client whose session is still valid ends them (logout allSessions) and signs in', async () => {
+      const { client, wire } = newClient({ onSessionLimit: 'logoutOtherSessions' });
+      await client.signIn();
+      const [first] = emu.state.sessions.liveSessionsOf(emu.credentials.userName).map((x) => x.token);
+      stripSessionAtSignIn(wire);
+      // Two Cookie Missing answers make the client sign in again while its session is still valid; that sign-in
+      // takes the held sessions, which with the client's own fill the limit.
+      emu.faults.set({
+        rules: [
+          { operations: ['listEvents'], cookieMissingRate: 1, times: 2 },
+          { operations: ['signIn'], heldSessions: max() - 1 },
+        ],
+      });
+      expect(await client.call('listEvents', { productId })).toEqual(expectedEvents);
+      expect(wire.of('signIn').map((r) => r.status)).toEqual([200, 409, 200]);
+      expect(wire.of('logout').map((r) => WireRecorder.cookie(r, TOKEN))).toEqual([first]);
+      expect(held()).toBe(0);
+      expect(liveCount()).toBe(1);
+      await client.logout();
+      expect(liveCount()).toBe(0);
+    });
+
+    it('against the emulator as it is, a refused sign-in has already ended the session it carried: they stay', async () => {
+      // The emulator ends the session a sign-in carries before it checks the limit (api-shapes [2], open in §14.2),
+      // so only held sessions at or above the limit refuse it, and then the logout allSessions comes too late.
+      const { client, wire } = newClient({ onSessionLimit: 'logoutOtherSessions' });
+      await client.signIn();
+      emu.faults.set({
+        rules: [
+          { operations: ['listEvents'], cookieMissingRate: 1, times: 2 },
+          { operations: ['signIn'], heldSessions: max() },
+        ],
+      });
+      const err = await client.call('listEvents', { productId }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SessionLimitError);
+      expect(wire.of('signIn').map((r) => r.status)).toEqual([200, 409]);
+      expect(wire.of('logout').map((r) => r.status)).toEqual([401]);
+      expect(held()).toBe(max());
+      expect(liveCount()).toBe(0);
+    });
   });
 });

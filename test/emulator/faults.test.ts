@@ -120,3 +120,118 @@ describe('fault profiles', () => {
     expect(stalling.forDownload('1/exc/1_exc_2026-11-01.zip')).toBeUndefined();
   });
 });
+
+describe('fault rule heldSessions (the session limit)', () => {
+  const MAX = 5; // the emulator's default per-user maximum
+  let small: Emulator;
+  beforeAll(async () => {
+    small = await startTestEmulator({ clients: 40, maxSessionsPerUser: MAX });
+  });
+  afterEach(() => {
+    small.faults.clear();
+    small.state.sessions.endAll(small.credentials.userName); // held sessions outlive the profile
+  });
+  afterAll(() => small.close());
+
+  const user = () => small.credentials.userName;
+  const held = () => small.state.sessions.heldElsewhereBy(user());
+  const expectSessionLimit = (r: { status: number; json: { error?: string } }) => {
+    expect(r.status).toBe(409);
+    expect(r.json.error).toBe('Session Limit');
+  };
+
+  it('validates heldSessions as an integer ≥ 0, naming the field', () => {
+    expect(parseFaultProfile({ rules: [{ heldSessions: 0 }, { heldSessions: 7 }] }).rules).toHaveLength(2);
+    for (const v of [-1, 1.5, 'x'])
+      expect(() => parseFaultProfile({ rules: [{ heldSessions: v }] })).toThrow(
+        new FaultProfileError('rules[0].heldSessions: must be an integer ≥ 0'),
+      );
+  });
+
+  it('takes the sessions once per rule, on its first matching request after `after`, within `times`', () => {
+    const f = new FaultInjector({ rules: [{ operations: ['signIn'], heldSessions: 3, after: 1 }] });
+    expect(f.forRequest('requestCsrf', '/v3/request-csrf').heldSessions).toBeUndefined();
+    expect(f.forRequest('signIn', '/v3/auth/web').heldSessions).toBeUndefined(); // the one `after` lets pass
+    expect(f.forRequest('signIn', '/v3/auth/web').heldSessions).toBe(3);
+    expect(f.forRequest('signIn', '/v3/auth/web').heldSessions).toBeUndefined();
+    const spent = new FaultInjector({ rules: [{ heldSessions: 2, times: 0 }] });
+    expect(spent.forRequest('signIn', '/v3/auth/web').heldSessions).toBeUndefined();
+    const byPath = new FaultInjector({ rules: [{ path: '^/v3/meta/', heldSessions: 1 }] });
+    expect(byPath.forRequest('signIn', '/v3/auth/web').heldSessions).toBeUndefined();
+    expect(byPath.forRequest('productProperties', PROPS).heldSessions).toBe(1);
+  });
+
+  it('refuses a sign-in with 409 Session Limit when the held sessions fill the limit', async () => {
+    small.faults.set({ rules: [{ heldSessions: MAX }] });
+    const s = new TestSession(small);
+    expectSessionLimit(await s.signIn());
+    expect(held()).toBe(MAX);
+    expect(small.state.sessions.liveSessionsOf(user())).toHaveLength(0);
+  });
+
+  it('a sign-in that is itself the first matching request is already refused', async () => {
+    small.faults.set({ rules: [{ operations: ['signIn'], heldSessions: MAX }] });
+    expectSessionLimit(await new TestSession(small).signIn());
+  });
+
+  it('with one slot left, the first client signs in (and again), a second concurrent one gets 409', async () => {
+    small.faults.set({ rules: [{ heldSessions: MAX - 1 }] });
+    const a = await signedIn(small);
+    expect((await a.call('GET', PROPS)).status).toBe(200);
+    expect((await a.signIn()).status).toBe(200); // replaces its own session: still one slot
+    expectSessionLimit(await new TestSession(small).signIn());
+    expect((await a.call('GET', PROPS)).status).toBe(200);
+    expect(small.state.sessions.peakSessionsPerUser).toBeLessThanOrEqual(MAX - 1); // held ones are not counted
+  });
+
+  it('with `after`, a client signed in before keeps working; signing in after the rule took its sessions is refused', async () => {
+    // requestCsrf, signIn and one data call pass; the second data call takes the sessions
+    small.faults.set({ rules: [{ heldSessions: MAX - 1, after: 3 }] });
+    const a = await signedIn(small);
+    expect((await a.call('GET', PROPS)).status).toBe(200);
+    expect(held()).toBe(0);
+    expect((await a.call('GET', PROPS)).status).toBe(200);
+    expect(held()).toBe(MAX - 1);
+    expectSessionLimit(await new TestSession(small).signIn());
+    expect((await a.call('GET', PROPS)).status).toBe(200);
+  });
+
+  it('do not idle out: after the idle timeout the limit still holds', async () => {
+    small.faults.set({ rules: [{ heldSessions: MAX }] });
+    await new TestSession(small).call('GET', '/v3/request-csrf');
+    small.clock.advance(2 * 60 * 60_000);
+    expectSessionLimit(await new TestSession(small).signIn());
+  });
+
+  it('are ended by a logout with allSessions from a still-valid session; then sign-ins work again', async () => {
+    small.faults.set({ rules: [{ operations: ['productProperties'], heldSessions: MAX }] });
+    const a = await signedIn(small);
+    expect((await a.call('GET', PROPS)).status).toBe(200); // takes the sessions
+    const b = new TestSession(small);
+    expectSessionLimit(await b.signIn());
+    expect((await a.call('POST', '/v3/auth/logout', { allSessions: true })).status).toBe(204);
+    expect(held()).toBe(0);
+    expect((await a.call('GET', PROPS)).status).toBe(401); // its own session ended too
+    expect((await b.signIn()).status).toBe(200);
+    expect((await b.call('GET', PROPS)).status).toBe(200); // the rule took its sessions once only
+  });
+
+  it('are not ended by a plain logout, which frees only the calling session', async () => {
+    small.faults.set({ rules: [{ heldSessions: MAX - 1 }] });
+    const a = await signedIn(small);
+    expect((await a.call('POST', '/v3/auth/logout', {})).status).toBe(204);
+    expect(held()).toBe(MAX - 1);
+    const b = await signedIn(small); // A's slot is free again
+    expectSessionLimit(await new TestSession(small).signIn());
+    expect((await b.call('POST', '/v3/auth/logout')).status).toBe(204);
+    expect(held()).toBe(MAX - 1);
+  });
+
+  it('a later rule replaces the count; 0 gives them up', async () => {
+    small.faults.set({ rules: [{ heldSessions: MAX }] });
+    expectSessionLimit(await new TestSession(small).signIn());
+    small.faults.set({ rules: [{ heldSessions: 0 }] });
+    expect((await new TestSession(small).signIn()).status).toBe(200);
+    expect(held()).toBe(0);
+  });
+});
