@@ -55,13 +55,14 @@ export class SessionStore {
   }
 
   /**
-   * Signs in: ends `replacing` (a live session of the caller) first, then enforces the per-user cap on the live
-   * sessions plus those held elsewhere.
+   * Signs in: enforces the per-user cap on the live sessions plus those held elsewhere, not counting `replacing` (a
+   * live session of the caller), which ends only when the sign-in succeeds: a refused caller keeps its session, from
+   * which it can still end the others (logout with allSessions, api-shapes [3]).
    */
   create(userName: string, replacing?: string): Session {
-    if (replacing) this.end(replacing);
-    const live = this.liveSessionsOf(userName).length;
+    const live = this.liveSessionsOf(userName).filter((s) => s.token !== replacing).length;
     if (live + this.heldElsewhereBy(userName) >= this.maxPerUser) throw sessionLimit(this.maxPerUser);
+    if (replacing) this.end(replacing);
     const s: Session = { token: SessionStore.token(), userName, lastUsedMs: this.now(), requests: 0 };
     this.sessions.set(s.token, s);
     this.signIns++;
