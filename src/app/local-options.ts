@@ -1,6 +1,6 @@
 /**
- * What the CLI reads for a `--local` run before anything starts: the bundled example config and
- * `$PULSE_LOCAL_EMULATOR`. Apart from local-runtime.ts, so that reading them loads none of the local peers.
+ * What the CLI reads for a `--local` run before anything starts: the bundled example config,
+ * `$PULSE_LOCAL_EMULATOR` and `$PULSE_LOCAL_S3_PART_SIZE`. Apart from local-runtime.ts, so that reading them loads none of the local peers.
  */
 import type { EmulatorOptions } from '../../emulator/index.ts';
 import { ConfigError } from '../config/load.ts';
@@ -28,4 +28,25 @@ export function localEmulatorOptions(env: Record<string, string | undefined>): E
     throw new ConfigError(`$${LOCAL_EMULATOR_ENV}: unknown option ${unknown[0]}; one of ${LOCAL_EMULATOR_OPTIONS}`);
   }
   return value as EmulatorOptions;
+}
+
+export const LOCAL_S3_PART_SIZE_ENV = 'PULSE_LOCAL_S3_PART_SIZE';
+const MIN_LOCAL_PART_SIZE = 1024;
+const MAX_PART_SIZE = 5 * 1024 ** 3;
+
+/**
+ * `$PULSE_LOCAL_S3_PART_SIZE`: the local archive's multipart part size in bytes. The local S3 (s3rver) takes parts
+ * below S3's 5 MiB minimum, so a small value sends the emulator's small export files through the multipart upload
+ * (UploadPart, CompleteMultipartUpload) that real archives of big files take; the chaos runs use it.
+ */
+export function localS3PartSize(env: Record<string, string | undefined>): number | undefined {
+  const text = env[LOCAL_S3_PART_SIZE_ENV];
+  if (text === undefined || text === '') return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < MIN_LOCAL_PART_SIZE || n > MAX_PART_SIZE) {
+    throw new ConfigError(
+      `$${LOCAL_S3_PART_SIZE_ENV}: expected a part size in bytes from ${MIN_LOCAL_PART_SIZE} to ${MAX_PART_SIZE}, got ${JSON.stringify(text)}`,
+    );
+  }
+  return n;
 }

@@ -32,12 +32,15 @@ export async function startLocalRuntime(opts: {
   logger: Logger;
   /** Options of the in-process emulator (`$PULSE_LOCAL_EMULATOR`, `--faults`). */
   emulator?: EmulatorOptions | undefined;
+  /** The local archive's multipart part size (`$PULSE_LOCAL_S3_PART_SIZE`). */
+  s3PartSize?: number | undefined;
 }): Promise<LocalRuntime> {
   const userConfig = opts.config;
   const peers = await startLocalPeers({
     workDir: opts.workDir,
     logger: opts.logger,
     ...(opts.emulator ? { emulator: opts.emulator } : {}),
+    ...(opts.s3PartSize ? { s3PartSize: opts.s3PartSize } : {}),
   });
   const emu = peers.emulator;
   const config: PulseConfig = {

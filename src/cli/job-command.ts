@@ -14,7 +14,7 @@ import { ConsoleLogger } from '../adapters/console-logger.ts';
 import { DEFAULT_WORK_DIR } from '../adapters/local/work-dir.ts';
 import { awsPorts } from '../app/aws-runtime.ts';
 import { loadLocalRuntime } from '../app/load-local-runtime.ts';
-import { EXAMPLE_CONFIG, LOCAL_EMULATOR_ENV, localEmulatorOptions } from '../app/local-options.ts';
+import { EXAMPLE_CONFIG, LOCAL_EMULATOR_ENV, localEmulatorOptions, localS3PartSize } from '../app/local-options.ts';
 import { envCredentials } from '../app/service-client.ts';
 import { ConfigError, configPath, loadConfig } from '../config/load.ts';
 import type { PulseConfig } from '../config/schema.ts';
@@ -70,6 +70,8 @@ export interface JobSetup {
   workDir: string;
   /** Options of the in-process emulator (--local): `$PULSE_LOCAL_EMULATOR` and `--faults`, checked. */
   emulator: EmulatorOptions | undefined;
+  /** The local archive's multipart part size (--local): `$PULSE_LOCAL_S3_PART_SIZE`, checked. */
+  s3PartSize: number | undefined;
 }
 
 export interface JobRuntime {
@@ -93,7 +95,8 @@ export function loadJob(flags: JobFlags, io: CliIo): JobSetup {
       envCredentials(config.service.credentials, io.env)();
     const emulator = flags.local ? { ...localEmulatorOptions(io.env), ...(faults ? { faults } : {}) } : undefined;
     if (emulator) resolveOptions(emulator); // refused here, before the work directory is touched
-    return { config, flags, workDir: flags['work-dir'] ?? DEFAULT_WORK_DIR, emulator };
+    const s3PartSize = flags.local ? localS3PartSize(io.env) : undefined;
+    return { config, flags, workDir: flags['work-dir'] ?? DEFAULT_WORK_DIR, emulator, s3PartSize };
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     if (e instanceof EmulatorConfigError) throw new UsageError(`$${LOCAL_EMULATOR_ENV}: ${e.message}`);
@@ -148,11 +151,11 @@ async function startRuntime(
   logger: ConsoleLogger,
   env: CliIo['env'],
 ): Promise<JobRuntime & { close(): Promise<void> }> {
-  const { config, flags, workDir, emulator } = setup;
+  const { config, flags, workDir, emulator, s3PartSize } = setup;
   if (flags.local) {
     // Loaded only here: the local peers are devDependencies (load-local-runtime.ts).
     const { startLocalRuntime } = await loadLocalRuntime();
-    const rt = await startLocalRuntime({ workDir, config, logger, emulator });
+    const rt = await startLocalRuntime({ workDir, config, logger, emulator, s3PartSize });
     return { config: rt.config, ports: rt.ports, workDir, close: rt.close };
   }
   return { config, ports: awsPorts(config, env), workDir, close: async () => {} };

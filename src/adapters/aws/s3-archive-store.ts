@@ -86,8 +86,10 @@ export interface S3ArchiveStoreOptions {
   publicBaseUrl?: string;
   /** HEAD before a conditional write, for stores that ignore If-None-Match (s3rver). Racy: local use only. */
   emulateConditionalWrites?: boolean;
-  /** Multipart part size in bytes (at least 5 MiB). @default 8 MiB */
+  /** Multipart part size in bytes (at least 5 MiB, S3's minimum, unless `smallPartsAllowed`). @default 8 MiB */
   partSize?: number;
+  /** The store takes parts below S3's 5 MiB minimum (s3rver does): local runs that send small files multipart. */
+  smallPartsAllowed?: boolean;
   /** Parts uploaded at once. @default 4 */
   queueSize?: number;
 }
@@ -112,7 +114,9 @@ export class S3ArchiveStore implements ArchiveStore {
     this.#emulateConditionalWrites = opts.emulateConditionalWrites ?? false;
     this.#partSize = opts.partSize ?? DEFAULT_PART_SIZE;
     this.#queueSize = opts.queueSize ?? DEFAULT_QUEUE_SIZE;
-    if (this.#partSize < MIN_PART_SIZE) throw new RangeError(`partSize must be at least ${MIN_PART_SIZE} bytes`);
+    const minPartSize = opts.smallPartsAllowed ? 1 : MIN_PART_SIZE;
+    if (!Number.isInteger(this.#partSize) || this.#partSize < minPartSize)
+      throw new RangeError(`partSize must be an integer of at least ${minPartSize} bytes`);
     if (!Number.isInteger(this.#queueSize) || this.#queueSize < 1) throw new RangeError('queueSize must be ≥ 1');
   }
 

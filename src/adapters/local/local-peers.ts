@@ -42,6 +42,8 @@ export interface LocalPeersOptions {
   bucket?: string;
   /** Gets one warning per broken s3rver entry moved aside at start. */
   logger?: Logger;
+  /** The archive's multipart part size; s3rver takes parts below S3's 5 MiB minimum. @default 8 MiB */
+  s3PartSize?: number;
 }
 
 export interface LocalPeers {
@@ -133,6 +135,7 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
         bucket,
         publicBaseUrl: `${s3Endpoint}/${bucket}`,
         emulateConditionalWrites: true,
+        ...(opts.s3PartSize ? { partSize: opts.s3PartSize, smallPartsAllowed: true } : {}),
       }),
       mailer,
       close: closeAll,
