@@ -23,11 +23,13 @@ import { listing } from '../emulator/families/files/catalog.ts';
 import { FAMILIES } from '../emulator/families/files/families.ts';
 import { fileBytes } from '../emulator/families/files/file-bytes.ts';
 import { startEmulator } from '../emulator/index.ts';
+import { LOCAL_S3_PART_SIZE_ENV } from '../src/app/local-options.ts';
 import { EXAMPLE_CONFIG } from '../src/app/local-runtime.ts';
+import { EXIT } from '../src/cli/io.ts';
 import { type ChildRun, type JobResult, runChild } from './chaos/child.ts';
-import { drawFaults, FAULT_KINDS, type FaultKind } from './chaos/faults.ts';
+import { drawFaults, FAULT_KINDS, type FaultKind, MULTIPART_PART_SIZE, UPLOAD_FAULTS } from './chaos/faults.ts';
 import { ChaosState, checkArchive, checkEmails, checkSecret, INVARIANTS, type Invariant } from './chaos/invariants.ts';
-import { PEER_FAULTS_ENV } from './chaos/peer-faults.ts';
+import { FIRED_LINE, PEER_FAULT_KINDS, PEER_FAULTS_ENV } from './chaos/peer-faults.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -177,7 +179,10 @@ const stats = {
   closingRuns: 0,
   jobs: Object.fromEntries(JOBS.map((j) => [j, 0])) as Record<Job, number>,
   faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
+  /** Peer faults that fired, as the runs that exited by themselves reported them (peer-faults.ts). */
+  fired: Object.fromEntries(PEER_FAULT_KINDS.map((k) => [k, 0])) as Record<string, number>,
   faultFree: 0,
+  multipart: 0,
   kills: 0,
   killsDrawn: 0,
   hung: 0,
@@ -186,6 +191,13 @@ const stats = {
   counts: {} as Record<string, Record<string, number>>,
 };
 const STACK_FRAME = /^\s+at .+[:(]/m;
+const ANSWERS = new Set<number>([EXIT.ok, EXIT.failure, EXIT.auth, EXIT.service, EXIT.network]);
+
+/** The peer faults a run reported firing as it exited (none when it was killed). */
+function firedIn(run: ChildRun): Record<string, number> {
+  const line = run.stderr.split('\n').find((l) => l.startsWith(FIRED_LINE));
+  return line ? (JSON.parse(line.slice(FIRED_LINE.length)) as Record<string, number>) : {};
+}
 
 /** Runs one child and checks what every run must keep; `closing` = the epoch's fault-free run. */
 async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaults>, killAfterMs?: number) {
@@ -193,7 +205,11 @@ async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaul
   const profile = join(CHAOS_DIR, 'faults.json');
   writeFileSync(profile, JSON.stringify(faults.profile));
   const args = [...jobArgs(job, epoch), ...(faults.profile.rules.length > 0 ? ['--faults', profile] : [])];
-  const env = faults.peer ? { ...childEnv, [PEER_FAULTS_ENV]: JSON.stringify(faults.peer) } : childEnv;
+  const env = {
+    ...childEnv,
+    ...(faults.peer ? { [PEER_FAULTS_ENV]: JSON.stringify(faults.peer) } : {}),
+    ...(faults.multipart ? { [LOCAL_S3_PART_SIZE_ENV]: String(MULTIPART_PART_SIZE) } : {}),
+  };
   const nodeArgs = faults.peer ? ['--import', PEER_FAULTS] : [];
   const run: ChildRun = await runChild(args, env, { killAfterMs, limitMs: RUN_LIMIT_MS, nodeArgs });
   if (run.killed) stats.kills++;
@@ -203,11 +219,14 @@ async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaul
   }
   const exit = run.killed || run.hung ? 'SIGKILL' : String(run.code ?? run.signal);
   stats.exitCodes[exit] = (stats.exitCodes[exit] ?? 0) + 1;
-  const badExit = !run.killed && !run.hung && run.code !== 0 && run.code !== 1;
+  // 0 ok, 1 a job failed or held something, 3–5 a named failure (auth incl. the session limit, service, network):
+  // every one an answer. 2 (usage: the chaos config is valid), a signal or any other code is a crash.
+  const badExit = !run.killed && !run.hung && !ANSWERS.has(run.code ?? -1);
   if (badExit) {
     const last = run.stderr.trim().split('\n').slice(-2).join(' | ');
     state.violate('no crash', `${job} exited ${run.code ?? run.signal}: ${last.slice(0, 400)}`);
   }
+  for (const [k, n] of Object.entries(firedIn(run))) stats.fired[k] = (stats.fired[k] ?? 0) + n;
   const stack = STACK_FRAME.exec(run.stderr);
   if (stack) state.violate('no crash', `${job}: a stack trace on stderr: ${stack[0]}`);
   if (badExit || stack) stats.crashes++;
@@ -242,7 +261,7 @@ async function checkInvariants(epoch: Epoch, outputs: string[]): Promise<Set<str
 async function closeEpoch(epoch: Epoch): Promise<void> {
   state.run++;
   stats.closingRuns++;
-  const run = await oneRun(epoch, 'start', { kinds: [], profile: { rules: [] } });
+  const run = await oneRun(epoch, 'start', { kinds: [], multipart: false, profile: { rules: [] } });
   const archived = await checkInvariants(epoch, []);
   const result = (job: string): JobResult | undefined => run.results.find((r) => r.job === job);
 
@@ -323,19 +342,24 @@ for (let i = 0; i < RUNS && Date.now() < deadline; i++) {
     epoch = epochConfig(n);
   }
   const job = rng.weighted(JOBS, [4, 1, 2, 1]);
-  const faults = drawFaults(rng);
+  const faults = drawFaults(rng, 0.1, i % EPOCH_RUNS === 0 && rng.chance(0.5) ? UPLOAD_FAULTS : undefined);
   const kill = rng.chance(KILL_SHARE) ? rng.int(300, 8000) : undefined;
   state.run++;
   stats.runs++;
   stats.jobs[job]++;
   if (faults.kinds.length === 0) stats.faultFree++;
+  if (faults.multipart) stats.multipart++;
   for (const k of faults.kinds) stats.faults[k]++;
   if (kill !== undefined) stats.killsDrawn++;
   const before = state.violations.length;
   const run = await oneRun(epoch, job, faults, kill);
   const outcome = run.killed ? `killed at ${kill} ms` : run.hung ? 'hung' : `exit ${run.code}`;
   say(
-    `run ${state.run} e${n} ${job} [${faults.kinds.join(',') || 'no faults'}] ${outcome} in ${run.ms} ms` +
+    `run ${state.run} e${n} ${job} [${faults.kinds.join(',') || 'no faults'}]${faults.multipart ? ' multipart' : ''} ` +
+      `${outcome} in ${run.ms} ms` +
+      Object.entries(firedIn(run))
+        .map(([k, v], i) => `${i === 0 ? ', fired ' : ' '}${k}×${v}`)
+        .join('') +
       (state.violations.length > before ? `, ${state.violations.length - before} VIOLATIONS` : ''),
   );
   for (const v of state.violations.slice(before)) say(`  ${v.invariant}: ${v.detail}`);
@@ -359,23 +383,30 @@ of ${EPOCH_RUNS} runs (each epoch its own archive prefix, digest id and recipien
   (${(stats.runs / Math.max(minutes, 1e-9)).toFixed(1)} runs/minute; limits: --runs ${RUNS}, --minutes ${MINUTES})
 - Jobs: ${JOBS.map((j) => `${j} ${stats.jobs[j]}`).join(', ')}
 - Kills (SIGKILL): **${stats.kills}** (${stats.killsDrawn} drawn; a drawn kill after the process ended by itself is none)
-- Crashes (exit other than 0/1, a stack trace, or hung): **${stats.crashes + stats.hung}**
+- Crashes (exit 2, a signal or an unknown code, a stack trace, or hung; 0, 1 and the named failures 3–5 are
+  answers): **${stats.crashes + stats.hung}**
+- Archive uploads in ${MULTIPART_PART_SIZE / 1024} KiB parts (multipart, \`$${LOCAL_S3_PART_SIZE_ENV}\`): ${stats.multipart} runs
 - Exit codes: ${Object.entries(stats.exitCodes)
   .map(([k, v]) => `${k}: ${v}`)
   .join(', ')}
 - Invariant violations: **${state.violations.length}**
 
-## Faults injected (runs whose profile held the kind)
+## Faults injected
 
-| kind | runs |
-| --- | --- |
-${table([...FAULT_KINDS.map((k): [string, number] => [k, stats.faults[k]]), ['(none: a fault-free run)', stats.faultFree]])}
+Runs whose profile held the kind; for the peers' kinds also how often the fault fired (counted by the runs that exited
+by themselves: a SIGKILLed run reports nothing).
 
-Service and download faults go through the emulator's fault profile (\`--faults\`); the peers' faults (\`s3*\`,
-\`dynamo*\`, \`smtp*\`) through scripts/chaos/peer-faults.ts, loaded into the run with \`node --import\`. \`s3Part\` and
-\`s3Complete\` (5xx on a multipart part or its completion) are hooked there but not drawn: every file of the chaos
-data set is smaller than one multipart part. Not drawn: the service's session limit (409 \`Session Limit\`; the
-fault rule \`heldSessions\` exists, the chaos run does not use it).
+| kind | runs | fired |
+| --- | --- | --- |
+${FAULT_KINDS.map((k) => `| ${k} | ${stats.faults[k]} | ${k in stats.fired ? stats.fired[k] : '—'} |`).join('\n')}
+| (none: a fault-free run) | ${stats.faultFree} | |
+
+Service and download faults go through the emulator's fault profile (\`--faults\`; \`sessionLimit\` is its
+\`heldSessions\` rule: another tool holds all 5 of the user's sessions, from the start or from a drawn request on,
+with the run's own session expiring); the peers' faults (\`s3*\`, \`dynamo*\`, \`smtp*\`) through
+scripts/chaos/peer-faults.ts, loaded into the run with \`node --import\`. \`s3Part\` and \`s3Complete\` (5xx on a
+multipart part or its completion) fire in the runs that upload in parts: the chaos files are 1–50 KiB, so those runs
+set the local archive's part size to ${MULTIPART_PART_SIZE / 1024} KiB (the local S3 takes parts below S3's 5 MiB minimum).
 
 ## Invariant violations
 

@@ -15,6 +15,7 @@ export const SERVICE_FAULT_KINDS = [
   'timeout',
   'cookieMissing',
   'sessionExpiry',
+  'sessionLimit',
   'truncatedDownload',
   'stalledDownload',
   'corruptDownload',
@@ -24,9 +25,7 @@ export const SERVICE_FAULT_KINDS = [
 ] as const;
 type ServiceFaultKind = (typeof SERVICE_FAULT_KINDS)[number];
 /** Every kind a run can draw (the report counts runs per kind): the emulator's and the peers' (peer-faults.ts). */
-// Not `s3Part` / `s3Complete`: the chaos data set's files are all smaller than one multipart part, so they never fire.
-const DRAWN_PEER_KINDS = PEER_FAULT_KINDS.filter((k) => k !== 's3Part' && k !== 's3Complete');
-export const FAULT_KINDS = [...SERVICE_FAULT_KINDS, ...DRAWN_PEER_KINDS] as const;
+export const FAULT_KINDS = [...SERVICE_FAULT_KINDS, ...PEER_FAULT_KINDS] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Storage keys of the export files (custom events, exceptions, raw events). */
@@ -55,6 +54,12 @@ function rule(kind: ServiceFaultKind, rng: Rng): FaultRule {
       return { cookieMissingRate: rate(rng, 0.02, 0.1), ...after };
     case 'sessionExpiry':
       return { sessionExpiresAfterRequests: rng.int(5, 80) };
+    case 'sessionLimit':
+      // Another tool holds every session the user may have (the emulator's maximum, 5): from the start, so the run
+      // cannot sign in at all; or mid-run, when the run's session expires and its sign-in again is refused.
+      return rng.chance(0.5)
+        ? { heldSessions: 5 }
+        : { heldSessions: 5, after: rng.int(1, 200), sessionExpiresAfterRequests: rng.int(5, 80) };
     case 'truncatedDownload':
       return { path: DOWNLOADS, truncateDownloadRate: rate(rng, 0.05, 0.3), ...after };
     case 'stalledDownload':
@@ -88,8 +93,23 @@ function peerRule(kind: PeerFaultKind, rng: Rng): { rate: number; times: number 
   return { rate: rate(rng, 0.02, 0.15), times: rng.int(1, 3) };
 }
 
+/**
+ * The local archive's part size in runs that upload in parts ($PULSE_LOCAL_S3_PART_SIZE): the chaos data set's export
+ * files are 1–50 KiB, far below the default 8 MiB part, so this sends most of them through the multipart upload.
+ */
+export const MULTIPART_PART_SIZE = 8 * 1024;
+
+/**
+ * The archive's upload faults. Only an epoch's first runs upload much (the rest find their files archived), so half
+ * the epochs draw one of these for their first run (scripts/chaos.ts): drawn at random they would mostly hit runs
+ * with nothing to upload.
+ */
+export const UPLOAD_FAULTS = ['s3Put', 's3Part', 's3Complete'] as const satisfies readonly FaultKind[];
+
 export interface DrawnFaults {
   kinds: FaultKind[];
+  /** The archive uploads in parts of MULTIPART_PART_SIZE (always when a part or completion fault is drawn). */
+  multipart: boolean;
   /** The emulator's profile (`--faults`). */
   profile: FaultProfile;
   /** The peers' faults ($PULSE_CHAOS_PEER_FAULTS), when any. */
@@ -98,18 +118,22 @@ export interface DrawnFaults {
 
 const isPeer = (k: FaultKind): k is FaultKind & PeerFaultKind => (PEER_FAULT_KINDS as readonly string[]).includes(k);
 
-/** One to three distinct kinds (none with probability `cleanShare`). */
-export function drawFaults(rng: Rng, cleanShare = 0.1): DrawnFaults {
+/**
+ * One to three distinct kinds (none with probability `cleanShare`); with `oneOf`, one of those kinds is among them.
+ */
+export function drawFaults(rng: Rng, cleanShare = 0.1, oneOf?: readonly FaultKind[]): DrawnFaults {
   const seed = rng.int(1, 2 ** 31 - 1);
-  if (rng.chance(cleanShare)) return { kinds: [], profile: { seed, rules: [] } };
+  const multipart = rng.chance(0.5);
+  if (!oneOf && rng.chance(cleanShare)) return { kinds: [], multipart, profile: { seed, rules: [] } };
   const count = rng.int(1, 3);
-  const kinds = new Set<FaultKind>();
+  const kinds = new Set<FaultKind>(oneOf ? [rng.pick(oneOf)] : []);
   while (kinds.size < count) kinds.add(rng.pick(FAULT_KINDS));
   const sorted = FAULT_KINDS.filter((k) => kinds.has(k));
   const service = sorted.filter((k): k is ServiceFaultKind => !isPeer(k));
   const peer = sorted.filter(isPeer);
   return {
     kinds: sorted,
+    multipart: multipart || kinds.has('s3Part') || kinds.has('s3Complete'),
     profile: { seed, rules: service.map((k) => rule(k, rng)) },
     ...(peer.length > 0
       ? { peer: { seed: seed ^ 0x5eed, rules: Object.fromEntries(peer.map((k) => [k, peerRule(k, rng)])) } }

@@ -8,8 +8,8 @@
  *   answered 500, before or after the write;
  * - `smtp4xx` / `smtp5xx`: the SMTP sink answers the message's DATA with 451 / 550 (nothing stored);
  * - `smtpDrop`: the sink stores the message, then drops the connection without answering DATA.
- * Multipart part and complete faults are hooked too (`s3Part`, `s3Complete`), but the chaos data set's files are all
- * smaller than one part, so they only fire with a data set large enough for a multipart upload.
+ * - `s3Part` / `s3Complete`: an UploadPart or CompleteMultipartUpload answered 500, before or after the write (the
+ *   runs that draw them upload in 8 KiB parts, $PULSE_LOCAL_S3_PART_SIZE, so the small chaos files go multipart).
  */
 import { CompleteMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -17,6 +17,8 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import { Rng } from '../../emulator/data/rng.ts';
 
 export const PEER_FAULTS_ENV = 'PULSE_CHAOS_PEER_FAULTS';
+/** The line the run writes to stderr as it exits: how often each kind fired (a SIGKILLed run writes none). */
+export const FIRED_LINE = 'chaos peer faults fired ';
 
 export const PEER_FAULT_KINDS = [
   's3Put',
@@ -48,6 +50,7 @@ function install(faults: PeerFaults): void {
     fired.set(kind, (fired.get(kind) ?? 0) + 1);
     return true;
   };
+  process.once('exit', () => process.stderr.write(`${FIRED_LINE}${JSON.stringify(Object.fromEntries(fired))}\n`));
   const serverError = (name: string, kind: PeerFaultKind) =>
     Object.assign(new Error(`chaos: injected ${kind} failure (500)`), {
       name,

@@ -1,6 +1,7 @@
 /**
- * `npm run chaos` in small: three `pulse start` runs with seed 27 (429s and an SMTP 5xx; a time-out,
- * SIGKILLed at 4 s; corrupt downloads and an S3 put failing) and the closing fault-free run over a fresh work directory; the runner must finish
+ * `npm run chaos` in small: three runs with seed 27 (an S3 put, multipart parts and an SMTP 5xx failing in a
+ * `pulse start` that uploads in parts; the session limit refusing a `pulse start`, exit 3; truncated and corrupt
+ * downloads in the license alerts) and the closing fault-free run over a fresh work directory; the runner must finish
  * with 0 invariant violations and write its report where `--report` says (never bench/CHAOS.md).
  */
 import { spawn } from 'node:child_process';
@@ -37,4 +38,7 @@ it('three seeded runs and the closing run: 0 invariant violations, the report wr
   const text = await readFile(report, 'utf8');
   expect(text).toContain('Seed: **27**');
   expect(text).toContain('Invariant violations: **0**');
+  // The faults did happen: parts failed (the preload counts them), and the session limit ended a run with exit 3.
+  expect(text).toMatch(/^\| s3Part \| 1 \| [1-9]\d* \|$/m);
+  expect(text).toMatch(/^- Exit codes: .*\b3: 1\b/m);
 }, 120_000);
