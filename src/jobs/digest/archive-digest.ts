@@ -31,13 +31,18 @@ export async function archiveDigest(store: ArchiveStore, base: string, p: Prepar
   // In a browser `cid:` means nothing: the email's images are stored beside it and referenced relatively.
   let email = p.html;
   for (const img of p.images) if (img.cid) email = email.replaceAll(`cid:${img.cid}`, img.cid);
-  const keys = await Promise.all([
+  // Settled, not Promise.all: a failed put must not leave the others in flight while the run shuts its peers down
+  // (a local S3 then keeps half-written entries); the first failure is thrown once every put has ended.
+  const settled = await Promise.allSettled([
     ...[...p.charts].map(([cid, png]) => putOnce(store, keyIn(base, cid), png, 'image/png')),
     putOnce(store, keyIn(base, 'email.html'), email, 'text/html; charset=utf-8'),
     putOnce(store, keyIn(base, 'raw-responses.json'), JSON.stringify(p.data.calls, null, 2), 'application/json'),
     putOnce(store, keyIn(base, 'figures.json'), JSON.stringify(p.figures, null, 2), 'application/json'),
     putOnce(store, keyIn(base, 'email.txt'), p.text, 'text/plain; charset=utf-8'),
   ]);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const keys = settled.map((r) => (r as PromiseFulfilledResult<string>).value);
   // The page last: its presence means the whole record is there.
   keys.push(await putOnce(store, browserCopyKey(base), p.report, 'text/html; charset=utf-8'));
   return keys;
