@@ -30,6 +30,8 @@ Options:
   --user U            sign-in user (default $PULSE_USER)
   --download FILE     *DownloadUrl operations: fetch the file to FILE; exportClientPropertyList: write the CSV to FILE
                       (a file name in an existing folder, not a directory)
+  --timeout S         seconds one attempt may take until the answer's headers (default 30)
+  --idle-timeout S    --download: seconds storage may send nothing before the download fails (default 30)
   --list              list the operation ids with method and path
   -h, --help          show this help
 
@@ -37,14 +39,8 @@ The password is read from $PULSE_PASSWORD, or asked for when stdin is a terminal
 Exit codes: 0 ok, 2 usage, 3 authentication, 4 service error, 5 network.
 `;
 
-/**
- * `stdin` for the password prompt; `process.stdin` when absent (tests pass a fake terminal). `clientOptions`: time
- * limits of the client other than its defaults (tests shorten them).
- */
-export type ApiIo = CliIo & {
-  stdin?: PromptInput;
-  clientOptions?: Pick<ClientOptions, 'timeoutMs' | 'downloadIdleTimeoutMs'>;
-};
+/** `stdin` for the password prompt; `process.stdin` when absent (tests pass a fake terminal). */
+export type ApiIo = CliIo & { stdin?: PromptInput };
 
 const isDownloadUrlOp = (op: OperationDef) => op.id.endsWith('DownloadUrl');
 const isExportOp = (op: OperationDef) => op.id === 'exportClientPropertyList';
@@ -78,7 +74,7 @@ export async function apiCommand(args: string[], io: ApiIo): Promise<number> {
     let client: ReportingClient;
     try {
       client = new ReportingClient({
-        ...io.clientOptions,
+        ...parsed.timeouts,
         baseUrl,
         origin,
         headerPrefix,
@@ -146,13 +142,28 @@ async function parseApiArgs(args: string[]) {
     throw new UsageError('--download works only with the *DownloadUrl operations and exportClientPropertyList');
   if (values.download === '') throw new UsageError('--download: expected a file name');
   if (values.download !== undefined) await checkDownloadTarget(values.download);
+  if (values['idle-timeout'] !== undefined && values.download === undefined)
+    throw new UsageError('--idle-timeout goes with --download');
   const request: ApiRequest = {
     op,
     productId: values.product,
     body: values.body === undefined ? undefined : await readJsonArgument('--body', values.body),
     download: values.download,
   };
-  return { values: values as Record<string, string | undefined>, request };
+  const timeouts: Pick<ClientOptions, 'timeoutMs' | 'downloadIdleTimeoutMs'> = {
+    ...(values.timeout !== undefined ? { timeoutMs: seconds('--timeout', values.timeout) } : {}),
+    ...(values['idle-timeout'] !== undefined
+      ? { downloadIdleTimeoutMs: seconds('--idle-timeout', values['idle-timeout']) }
+      : {}),
+  };
+  return { values: values as Record<string, string | undefined>, request, timeouts };
+}
+
+/** A flag's seconds (decimals allowed) as whole milliseconds, at least 1 ms and at most a day. */
+function seconds(flag: string, text: string): number {
+  const s = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!(s >= 0.001 && s <= 86_400)) throw new UsageError(`${flag}: expected seconds from 0.001 to 86400, got ${text}`);
+  return Math.round(s * 1000);
 }
 
 /** `--download FILE` must name a file in an existing folder: checked before signing in, a usage error (exit 2). */
@@ -172,6 +183,8 @@ const OPTIONS = {
   'header-prefix': { type: 'string' },
   user: { type: 'string' },
   download: { type: 'string' },
+  timeout: { type: 'string' },
+  'idle-timeout': { type: 'string' },
   list: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

@@ -336,7 +336,10 @@ export class Transport {
     if (isTimeoutError(e) || (e as Error)?.name === 'TimeoutError') {
       return Date.now() >= call.deadline
         ? new TimeoutError(`no answer within ${this.opts.deadlineMs} ms`, { operationId, cause })
-        : new TimeoutError(`attempt ${call.attempts} timed out`, { operationId, cause });
+        : new TimeoutError(`attempt ${call.attempts} got no answer within ${this.opts.timeoutMs} ms`, {
+            operationId,
+            cause,
+          });
     }
     return new NetworkError(`network error (${causeCode(e) ?? 'no response'})`, { operationId, cause });
   }

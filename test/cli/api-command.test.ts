@@ -48,12 +48,7 @@ interface Run {
   stderr: string;
 }
 
-async function pulse(
-  args: string[],
-  env: Record<string, string> = {},
-  stdin?: ApiIo['stdin'],
-  clientOptions?: ApiIo['clientOptions'],
-): Promise<Run> {
+async function pulse(args: string[], env: Record<string, string> = {}, stdin?: ApiIo['stdin']): Promise<Run> {
   let stdout = '';
   let stderr = '';
   const io: ApiIo = {
@@ -67,7 +62,6 @@ async function pulse(
       ...env,
     },
     ...(stdin ? { stdin } : {}),
-    ...(clientOptions ? { clientOptions } : {}),
   };
   const code = await main(['api', ...args], io);
   return { code, stdout, stderr };
@@ -242,6 +236,9 @@ describe('usage', () => {
     [['propertyValues', '--product', '1', '--body', '{\n  "a": tru\n}'], 'line 2, column 11 (position 12)'],
     [['propertyValues', '--product', '1', '--body', '@/no/such/file.json'], 'cannot read /no/such/file.json'],
     [['productProperties', '--bogus'], "Unknown option '--bogus'"],
+    [['productProperties', '--timeout', '0'], '--timeout: expected seconds from 0.001 to 86400, got 0'],
+    [['productProperties', '--timeout', 'soon'], '--timeout: expected seconds from 0.001 to 86400, got soon'],
+    [['productProperties', '--idle-timeout', '5'], '--idle-timeout goes with --download'],
     [[], 'expected one operation id'],
   ])('%j → exit 2', async (args, message) => {
     const r = await pulse(args);
@@ -394,6 +391,19 @@ describe('--download', () => {
     }
   });
 
+  it('--timeout limits each attempt: a service that answers too slowly is exit 5 naming the limit', async () => {
+    emu.faults.set({ rules: [{ operations: ['productProperties'], latencyMs: 1500 }] });
+    try {
+      const started = Date.now();
+      const r = await pulse(['productProperties', '--timeout', '0.2']);
+      expect(r.code).toBe(5);
+      expect(r.stderr).toMatch(/^pulse api: productProperties: attempt 5 got no answer within 200 ms\n$/);
+      expect(Date.now() - started).toBeLessThan(1500 * 5); // never waited out the latency of every attempt
+    } finally {
+      emu.faults.clear();
+    }
+  });
+
   it('a download that stalls fails after the idle timeout (exit 5), leaving no file', async () => {
     const pid = emu.products[0]!.productId;
     const listing = JSON.parse((await pulse(['exceptionsListFiles', '--product', pid])).stdout);
@@ -403,7 +413,7 @@ describe('--download', () => {
     try {
       const started = Date.now();
       const args = ['exceptionsDownloadUrl', '--product', pid, '--body', body, '--download', file];
-      const r = await pulse(args, {}, undefined, { downloadIdleTimeoutMs: 300 });
+      const r = await pulse([...args, '--idle-timeout', '0.3']);
       expect(r.code).toBe(5);
       expect(r.stderr).toMatch(/storage sent nothing for 300 ms \(after \d+ body bytes\)/);
       expect(Date.now() - started).toBeLessThan(10_000);
