@@ -3,32 +3,24 @@
  * every part uploaded), right before the request that commits the object; if it throws, nothing is committed.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3ArchiveStore, s3ClientFor } from '../../src/adapters/aws/s3-archive-store.ts';
-import { ensureBucket, type RunningPeer, startS3rver } from '../../src/adapters/local/peer-servers.ts';
+import { startTestBucket, type TestBucket } from '../helpers/s3-bucket.ts';
 import { chunked, MiB, patternBytes } from './byte-streams.ts';
 
 const BUCKET = 'pulse-archive-verify-test';
-let dir: string;
-let peer: RunningPeer;
-let setupClient: S3Client;
+let bucket: TestBucket;
+let peer: { endpoint: string };
+let _setupClient: S3Client;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pulse-s3-verify-'));
-  peer = await startS3rver({ directory: dir });
-  setupClient = s3ClientFor({ endpoint: peer.endpoint });
-  await ensureBucket(setupClient, BUCKET);
+  bucket = await startTestBucket(BUCKET);
+  peer = { endpoint: bucket.endpoint };
+  _setupClient = bucket.client;
 });
-afterAll(async () => {
-  setupClient.destroy();
-  await peer.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => bucket.close());
 
 /** A store whose S3 client logs every command it sends into `events`, next to what the test logs there itself. */
 function recordingStore(events: string[]): S3ArchiveStore {

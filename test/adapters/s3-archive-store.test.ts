@@ -3,39 +3,28 @@
  * produce are in s3-archive-store-faults.test.ts.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChecksumMismatchError, S3ArchiveStore, s3ClientFor } from '../../src/adapters/aws/s3-archive-store.ts';
-import { ensureBucket, type RunningPeer, startS3rver } from '../../src/adapters/local/peer-servers.ts';
 import { type ByteSource, ObjectExistsError } from '../../src/ports/archive-store.ts';
+import { startTestBucket, type TestBucket } from '../helpers/s3-bucket.ts';
 import { chunked, MiB, patternBytes, sha256 } from './byte-streams.ts';
 
 const BUCKET = 'pulse-archive-test';
-let dir: string;
-let peer: RunningPeer;
+let bucket: TestBucket;
+let peer: { endpoint: string };
 let client: S3Client;
 let store: S3ArchiveStore;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pulse-s3-'));
-  peer = await startS3rver({ directory: dir });
-  client = s3ClientFor({ endpoint: peer.endpoint });
-  await ensureBucket(client, BUCKET);
-  store = new S3ArchiveStore({
-    client,
-    bucket: BUCKET,
+  bucket = await startTestBucket(BUCKET, (endpoint) => ({
     emulateConditionalWrites: true,
-    publicBaseUrl: `${peer.endpoint}/${BUCKET}/`,
-  });
+    publicBaseUrl: `${endpoint}/${BUCKET}/`,
+  }));
+  ({ client, store } = bucket);
+  peer = { endpoint: bucket.endpoint };
 });
-afterAll(async () => {
-  client.destroy();
-  await peer.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => bucket.close());
 
 /** A client of the peer that records the S3 operations it sends. */
 function recordingClient(): { client: S3Client; sent: string[] } {

@@ -2,36 +2,22 @@
  * archiveDigest over s3rver: the digest's record under its week, write-once, and a failed put that waits for the
  * others: none is left in flight when the run goes on to fail (and shuts its local peers down).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { S3ArchiveStore, s3ClientFor } from '../../../src/adapters/aws/s3-archive-store.ts';
-import { ensureBucket, type RunningPeer, startS3rver } from '../../../src/adapters/local/peer-servers.ts';
+import type { S3ArchiveStore } from '../../../src/adapters/aws/s3-archive-store.ts';
 import { archiveDigest, digestArchivePrefix } from '../../../src/jobs/digest/archive-digest.ts';
 import type { PreparedDigest } from '../../../src/jobs/digest/prepare.ts';
 import type { ArchiveStore, PutOptions } from '../../../src/ports/archive-store.ts';
+import { startTestBucket, type TestBucket } from '../../helpers/s3-bucket.ts';
 import { barChartPng } from '../../helpers/test-png.ts';
 
-const BUCKET = 'pulse-digest-archive-test';
-let dir: string;
-let peer: RunningPeer;
-let client: S3Client;
+let bucket: TestBucket;
 let store: S3ArchiveStore;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pulse-digest-archive-'));
-  peer = await startS3rver({ directory: dir });
-  client = s3ClientFor({ endpoint: peer.endpoint });
-  await ensureBucket(client, BUCKET);
-  store = new S3ArchiveStore({ client, bucket: BUCKET, emulateConditionalWrites: true });
+  bucket = await startTestBucket('pulse-digest-archive-test', { emulateConditionalWrites: true });
+  store = bucket.store;
 });
-afterAll(async () => {
-  client.destroy();
-  await peer.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => bucket.close());
 
 const prepared = (report: string) =>
   ({
