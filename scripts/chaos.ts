@@ -27,7 +27,7 @@ import { LOCAL_S3_PART_SIZE_ENV } from '../src/app/local-options.ts';
 import { EXAMPLE_CONFIG } from '../src/app/local-runtime.ts';
 import { EXIT } from '../src/cli/io.ts';
 import { type ChildRun, type JobResult, runChild } from './chaos/child.ts';
-import { drawFaults, FAULT_KINDS, type FaultKind, MULTIPART_PART_SIZE, UPLOAD_FAULTS } from './chaos/faults.ts';
+import { drawFaults, FAULT_KINDS, type FaultKind, MULTIPART_PART_SIZE, WORK_FAULTS } from './chaos/faults.ts';
 import { ChaosState, checkArchive, checkEmails, checkSecret, INVARIANTS, type Invariant } from './chaos/invariants.ts';
 import { FIRED_LINE, PEER_FAULT_KINDS, PEER_FAULTS_ENV } from './chaos/peer-faults.ts';
 
@@ -342,7 +342,9 @@ for (let i = 0; i < RUNS && Date.now() < deadline; i++) {
     epoch = epochConfig(n);
   }
   const job = rng.weighted(JOBS, [4, 1, 2, 1]);
-  const faults = drawFaults(rng, 0.1, i % EPOCH_RUNS === 0 && rng.chance(0.5) ? UPLOAD_FAULTS : undefined);
+  // An epoch's first run, and half its second runs, draw a fault that fires only where there is work (faults.ts).
+  const atWork = i % EPOCH_RUNS === 0 || (i % EPOCH_RUNS === 1 && rng.chance(0.5));
+  const faults = drawFaults(rng, 0.1, atWork ? WORK_FAULTS[job] : undefined);
   const kill = rng.chance(KILL_SHARE) ? rng.int(300, 8000) : undefined;
   state.run++;
   stats.runs++;

@@ -99,12 +99,20 @@ function peerRule(kind: PeerFaultKind, rng: Rng): { rate: number; times: number 
  */
 export const MULTIPART_PART_SIZE = 8 * 1024;
 
+const UPLOAD = ['s3Put', 's3Part', 's3Complete'] as const satisfies readonly FaultKind[];
+const DELIVERY = ['dynamoComplete', 'smtp4xx', 'smtp5xx', 'smtpDrop'] as const satisfies readonly FaultKind[];
+
 /**
- * The archive's upload faults. Only an epoch's first runs upload much (the rest find their files archived), so half
- * the epochs draw one of these for their first run (scripts/chaos.ts): drawn at random they would mostly hit runs
- * with nothing to upload.
+ * The faults that fire only where a run does work: an upload, a send and its record. Only an epoch's first runs do
+ * much of it (the later ones find the files archived and the emails sent), so those runs draw one of these that fits
+ * their job (scripts/chaos.ts); drawn at random they would mostly hit runs with nothing to upload or send.
  */
-export const UPLOAD_FAULTS = ['s3Put', 's3Part', 's3Complete'] as const satisfies readonly FaultKind[];
+export const WORK_FAULTS = {
+  start: [...UPLOAD, ...DELIVERY],
+  digest: [...UPLOAD, ...DELIVERY], // the digest archives its record (raw-responses.json goes up in parts)
+  archive: UPLOAD,
+  licenses: DELIVERY,
+} as const satisfies Record<string, readonly FaultKind[]>;
 
 export interface DrawnFaults {
   kinds: FaultKind[];

@@ -4,9 +4,6 @@
  * a storage listener of their own.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -25,20 +22,19 @@ import { type StorageServer, startStorageServer } from '../../../emulator/files/
 import { zipSingleFile } from '../../../emulator/files/zip.ts';
 import type { Emulator } from '../../../emulator/index.ts';
 import { S3ArchiveStore, s3ClientFor } from '../../../src/adapters/aws/s3-archive-store.ts';
-import { ensureBucket, type RunningPeer, startS3rver } from '../../../src/adapters/local/peer-servers.ts';
 import { type FetchLike, ReportingClient } from '../../../src/client/index.ts';
 import { type CopyDeps, type CopyKind, type CopyTask, copyFile } from '../../../src/jobs/archive/copy-file.ts';
 import type { ArchiveStore } from '../../../src/ports/archive-store.ts';
 import { fixedClock } from '../../../src/ports/clock.ts';
 import type { Logger } from '../../../src/ports/logger.ts';
 import { startTestEmulator } from '../../helpers/emulator-session.ts';
+import { startTestBucket, type TestBucket } from '../../helpers/s3-bucket.ts';
 
 const BUCKET = 'pulse-copy-test';
 const NOW = '2026-11-20T12:00:00.000Z';
 const MiB = 1024 * 1024;
 let emu: Emulator;
-let s3dir: string;
-let s3: RunningPeer;
+let s3: TestBucket;
 let s3client: S3Client;
 let store: S3ArchiveStore;
 let client: ReportingClient;
@@ -57,11 +53,8 @@ const newClient = (extra: { fetch?: FetchLike; maxRetries?: number } = {}) =>
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  s3dir = await mkdtemp(join(tmpdir(), 'pulse-copy-'));
-  s3 = await startS3rver({ directory: s3dir });
-  s3client = s3ClientFor({ endpoint: s3.endpoint });
-  await ensureBucket(s3client, BUCKET);
-  store = new S3ArchiveStore({ client: s3client, bucket: BUCKET });
+  s3 = await startTestBucket(BUCKET);
+  ({ client: s3client, store } = s3);
   client = newClient();
   product = emu.products[0]!.productId;
   rawProduct = emu.products.find((p) => p.rawDataExport)!.productId;
@@ -70,10 +63,8 @@ beforeAll(async () => {
 afterEach(() => emu.faults.clear());
 afterAll(async () => {
   await client.logout();
-  s3client.destroy();
   await s3.close();
   await emu.close();
-  await rm(s3dir, { recursive: true, force: true });
 });
 
 interface LogEntry {
