@@ -7,9 +7,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { parseCsv } from '../../emulator/files/csv.ts';
+import { findBrokenS3rverEntries } from '../../src/adapters/local/s3rver-recovery.ts';
 import { stageTitle } from '../../src/jobs/licenses/stage.ts';
 
 export const INVARIANTS = [
@@ -75,13 +76,20 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
 }
 
-/** Committed objects under `prefix` of the bucket: key → path of its bytes (an object with its metadata file). */
+/**
+ * Committed objects under `prefix` of the bucket: key → path of its bytes. Not those a killed run left half-written
+ * (an empty metadata file, say): the next start moves them aside (s3rver-recovery.ts, the same test), as in S3, where
+ * a PUT that never returned committed nothing.
+ */
 async function committedObjects(bucketDir: string, prefix: string): Promise<Map<string, string>> {
+  const bucket = basename(bucketDir);
+  const broken = new Set(findBrokenS3rverEntries(dirname(bucketDir)).map((b) => b.entry));
   const out = new Map<string, string>();
   for (const f of await filesUnder(join(bucketDir, prefix))) {
     if (!f.endsWith(OBJECT) || f.includes('._S3rver_uploads')) continue;
     const base = f.slice(0, -OBJECT.length);
-    if (existsSync(base + METADATA)) out.set(relative(bucketDir, base), f);
+    const key = relative(bucketDir, base);
+    if (existsSync(base + METADATA) && !broken.has(`${bucket}/${key}`)) out.set(key, f);
   }
   return out;
 }
