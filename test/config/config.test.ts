@@ -1,10 +1,21 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { configJsonSchema } from '../../src/config/json-schema.ts';
 import { ConfigError, configPath, loadConfig, MAX_CONFIG_BYTES, parseConfig } from '../../src/config/load.ts';
+
+/** A temporary folder for one test's files, removed after the file's tests. */
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
 
 const EXAMPLE = new URL('../../examples/pulse.config.json', import.meta.url).pathname;
 // biome-ignore lint/suspicious/noExplicitAny: each case mutates a different corner of a raw JSON document.
@@ -81,14 +92,14 @@ describe('pulse.config.json', () => {
   });
 
   it('reports unreadable files and bad JSON with the path', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
+    const dir = tempDir();
     expect(() => loadConfig(join(dir, 'missing.json'))).toThrow(/missing\.json: cannot read \(ENOENT\)/);
     writeFileSync(join(dir, 'bad.json'), '{ "service": ');
     expect(() => loadConfig(join(dir, 'bad.json'))).toThrow(/bad\.json: not valid JSON/);
   });
 
   it('refuses a file over 1 MiB before reading it, naming the path and the limit', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
+    const dir = tempDir();
     const file = join(dir, 'huge.json');
     const c = example();
     c.digests[0].title = 'x'.repeat(MAX_CONFIG_BYTES);
@@ -105,7 +116,7 @@ describe('pulse.config.json', () => {
 
   it('reads a pipe of at most 1 MiB, and refuses a longer one (its size is unknown before reading)', () => {
     if (process.platform === 'win32') return;
-    const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
+    const dir = tempDir();
     const fifo = join(dir, 'config.fifo');
     execFileSync('mkfifo', [fifo]);
     const writer = spawn('sh', ['-c', `head -c ${MAX_CONFIG_BYTES + 10} /dev/zero | tr '\\0' ' ' > '${fifo}'`]);
@@ -114,7 +125,7 @@ describe('pulse.config.json', () => {
   });
 
   it('accepts a leading UTF-8 byte order mark', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
+    const dir = tempDir();
     const file = join(dir, 'bom.json');
     writeFileSync(file, `\uFEFF${readFileSync(EXAMPLE, 'utf8')}`);
     expect(loadConfig(file)).toEqual(loadConfig(EXAMPLE));
@@ -139,7 +150,7 @@ describe('pulse.config.json', () => {
     const section = readme.slice(readme.indexOf('## Configuration: `pulse.config.json`'));
     const block = /^```(\w*)\n([\s\S]*?)^```$/m.exec(section);
     expect(block?.[1]).toBe('json');
-    const dir = mkdtempSync(join(tmpdir(), 'pulse-config-'));
+    const dir = tempDir();
     const file = join(dir, 'readme.json');
     writeFileSync(file, block![2]!);
     const cfg = loadConfig(file);
