@@ -29,7 +29,7 @@ import { EXIT } from '../src/cli/io.ts';
 import { type ChildRun, type JobResult, runChild } from './chaos/child.ts';
 import { drawFaults, FAULT_KINDS, type FaultKind, MULTIPART_PART_SIZE, WORK_FAULTS } from './chaos/faults.ts';
 import { ChaosState, checkArchive, checkEmails, checkSecret, INVARIANTS, type Invariant } from './chaos/invariants.ts';
-import { FIRED_LINE, PEER_FAULT_KINDS, PEER_FAULTS_ENV } from './chaos/peer-faults.ts';
+import { PEER_FAULT_KINDS, PEER_FAULTS_ENV } from './chaos/peer-faults.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -193,12 +193,6 @@ const stats = {
 const STACK_FRAME = /^\s+at .+[:(]/m;
 const ANSWERS = new Set<number>([EXIT.ok, EXIT.failure, EXIT.auth, EXIT.service, EXIT.network]);
 
-/** The peer faults a run reported firing as it exited (none when it was killed). */
-function firedIn(run: ChildRun): Record<string, number> {
-  const line = run.stderr.split('\n').find((l) => l.startsWith(FIRED_LINE));
-  return line ? (JSON.parse(line.slice(FIRED_LINE.length)) as Record<string, number>) : {};
-}
-
 /** Runs one child and checks what every run must keep; `closing` = the epoch's fault-free run. */
 async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaults>, killAfterMs?: number) {
   const before = state.violations.length;
@@ -226,7 +220,7 @@ async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaul
     const last = run.stderr.trim().split('\n').slice(-2).join(' | ');
     state.violate('no crash', `${job} exited ${run.code ?? run.signal}: ${last.slice(0, 400)}`);
   }
-  for (const [k, n] of Object.entries(firedIn(run))) stats.fired[k] = (stats.fired[k] ?? 0) + n;
+  for (const [k, n] of Object.entries(run.fired)) stats.fired[k] = (stats.fired[k] ?? 0) + n;
   const stack = STACK_FRAME.exec(run.stderr);
   if (stack) state.violate('no crash', `${job}: a stack trace on stderr: ${stack[0]}`);
   if (badExit || stack) stats.crashes++;
@@ -359,7 +353,7 @@ for (let i = 0; i < RUNS && Date.now() < deadline; i++) {
   say(
     `run ${state.run} e${n} ${job} [${faults.kinds.join(',') || 'no faults'}]${faults.multipart ? ' multipart' : ''} ` +
       `${outcome} in ${run.ms} ms` +
-      Object.entries(firedIn(run))
+      Object.entries(run.fired)
         .map(([k, v], i) => `${i === 0 ? ', fired ' : ' '}${k}×${v}`)
         .join('') +
       (state.violations.length > before ? `, ${state.violations.length - before} VIOLATIONS` : ''),

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { FIRED_LINE } from './peer-faults.ts';
 
 export const PULSE_BIN = fileURLToPath(new URL('../../bin/pulse.ts', import.meta.url));
 
@@ -26,6 +27,8 @@ export interface ChildRun {
   stdout: string;
   stderr: string;
   results: JobResult[];
+  /** The peer faults that fired, as the run wrote them on exit (peer-faults.ts); none when it was killed. */
+  fired: Record<string, number>;
 }
 
 export function runChild(
@@ -72,6 +75,7 @@ export function runChild(
           // A line cut by the kill.
         }
       }
+      const firedLine = stderr.split('\n').find((l) => l.startsWith(FIRED_LINE));
       // A kill that came after the process had exited by itself is no kill.
       resolve({
         code,
@@ -82,6 +86,7 @@ export function runChild(
         stdout,
         stderr,
         results,
+        fired: firedLine ? (JSON.parse(firedLine.slice(FIRED_LINE.length)) as Record<string, number>) : {},
       });
     });
   });

@@ -1,6 +1,7 @@
 /**
  * What the CLI reads for a `--local` run before anything starts: the bundled example config,
- * `$PULSE_LOCAL_EMULATOR` and `$PULSE_LOCAL_S3_PART_SIZE`. Apart from local-runtime.ts, so that reading them loads none of the local peers.
+ * `$PULSE_LOCAL_EMULATOR` and `$PULSE_LOCAL_S3_PART_SIZE`. Apart from local-runtime.ts, so that reading them loads
+ * none of the local peers.
  */
 import type { EmulatorOptions } from '../../emulator/index.ts';
 import { ConfigError } from '../config/load.ts';

@@ -74,6 +74,14 @@ interface CallState {
   answer?: { body: ServiceErrorBody; err: ReportingServiceError } | undefined;
 }
 
+/**
+ * A non-2xx answer as the afterResponse hook read it (its error body and the error it maps to); from its status
+ * alone when the hook has not read it.
+ */
+function answerTo(operationId: string, res: Response, call: CallState): NonNullable<CallState['answer']> {
+  return call.answer ?? { body: {}, err: errorForStatus(operationId, res.status, res.statusText, {}, res.headers) };
+}
+
 function causeCode(e: unknown): string | undefined {
   for (let c: unknown = e, depth = 0; c && depth < 5; depth++) {
     const code = (c as { code?: unknown }).code;
@@ -155,12 +163,7 @@ export class Transport {
       }
       if (res.ok) return res;
 
-      // Every answer that is not 2xx has had its error body read by the afterResponse hook.
-      const answer = call.answer ?? {
-        body: {} as ServiceErrorBody,
-        err: errorForStatus(op.id, res.status, res.statusText, {}, res.headers),
-      };
-      const { body, err } = answer;
+      const { body, err } = answerTo(op.id, res, call);
       if (res.status === 401 && needsSession && this.session) {
         // api-shapes §1.3: Cookie Missing is transient — repeat once after about a second, then sign in again.
         if (body.error === 'Cookie Missing' && !cookieMissingSeen) {
@@ -324,12 +327,7 @@ export class Transport {
     const operationId = x.op.id;
     if (x.signal?.aborted || e instanceof ReportingServiceError) return e;
     // The last answer, as afterResponse read it: RateLimitedError, ServerError.
-    if (isHTTPError(e)) {
-      return (
-        call.answer?.err ??
-        errorForStatus(operationId, e.response.status, e.response.statusText, {}, e.response.headers)
-      );
-    }
+    if (isHTTPError(e)) return answerTo(operationId, e.response, call).err;
     // ky's errors carry the Request, whose headers hold the session cookie and the CSRF value (shown by
     // console.log / util.inspect of our error): keep only the error below it (the socket error, if any).
     const cause = e instanceof Error && 'request' in e ? e.cause : e;

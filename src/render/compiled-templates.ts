@@ -1,8 +1,8 @@
 /**
  * Loads the HTML that `npm run build:templates` compiled from templates/*.mjml (or copied from templates/*.html) into
  * templates/compiled/ (committed, so a production install without mjml has it) and compiles it for the templater,
- * once per process. Run time never touches mjml. `PULSE_TEMPLATES_DIR` points
- * elsewhere (a Lambda bundle that ships the compiled HTML next to its handler); callers may also pass the HTML itself.
+ * once per process. Run time never touches mjml. `PULSE_TEMPLATES_DIR` points elsewhere (a Lambda bundle that ships
+ * the compiled HTML next to its handler); callers may also pass the HTML itself.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

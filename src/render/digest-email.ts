@@ -14,7 +14,7 @@ export interface RenderedEmail {
 
 /**
  * `compiledHtml` replaces templates/compiled/digest.html (a bundle that inlines the template, a test); without it the
- * file is read once per process, and a missing file throws TemplateMissingError saying to run the build.
+ * file is read once per process, and a missing file throws TemplateMissingError saying how to restore it.
  */
 export function renderDigestEmail(view: DigestView, compiledHtml?: string): RenderedEmail {
   const model = digestModel(view);

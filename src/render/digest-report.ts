@@ -10,7 +10,7 @@ import { digestReportModel } from './digest-report-model.ts';
 /**
  * `images` holds the PNG of each chart by cid (the same bytes the email attaches). `compiledHtml` replaces
  * templates/compiled/digest-report.html (a bundle that inlines the template, a test); without it the file is read once
- * per process, and a missing file throws TemplateMissingError saying to run the build.
+ * per process, and a missing file throws TemplateMissingError saying how to restore it.
  */
 export function renderDigestReport(
   view: DigestView,

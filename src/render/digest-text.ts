@@ -19,11 +19,10 @@ function underline(text: string, char: string): string {
   return `${text}\n${char.repeat(Math.min(w, MAX_RULE))}`;
 }
 
-type Model = DigestModel;
 type Trend = { arrow: string; trendWord: string };
 const trend = (t: Trend) => [t.arrow, t.trendWord].filter(Boolean).join(' ');
 
-function headlineText(model: Model): string {
+function headlineText(model: DigestModel): string {
   const { columns, rows } = model.headline;
   const lines = rows.map((row) => {
     const cells = row.cells.map((c, i) =>
@@ -36,7 +35,7 @@ function headlineText(model: Model): string {
   return `${underline('This week', '-')}\n${lines.join('\n')}`;
 }
 
-function productText(product: Model['products'][number]): string {
+function productText(product: DigestModel['products'][number]): string {
   const parts = [underline(oneLine(product.name), '-')];
   if (product.notable) parts.push(oneLine(product.notable));
   if (product.kpis.length > 0)

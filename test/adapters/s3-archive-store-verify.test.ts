@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3ArchiveStore, s3ClientFor } from '../../src/adapters/aws/s3-archive-store.ts';
 import { startTestBucket, type TestBucket } from '../helpers/s3-bucket.ts';
@@ -12,19 +11,15 @@ import { chunked, MiB, patternBytes } from './byte-streams.ts';
 
 const BUCKET = 'pulse-archive-verify-test';
 let bucket: TestBucket;
-let peer: { endpoint: string };
-let _setupClient: S3Client;
 
 beforeAll(async () => {
   bucket = await startTestBucket(BUCKET);
-  peer = { endpoint: bucket.endpoint };
-  _setupClient = bucket.client;
 });
 afterAll(() => bucket.close());
 
 /** A store whose S3 client logs every command it sends into `events`, next to what the test logs there itself. */
 function recordingStore(events: string[]): S3ArchiveStore {
-  const client = s3ClientFor({ endpoint: peer.endpoint });
+  const client = s3ClientFor({ endpoint: bucket.endpoint });
   client.middlewareStack.add(
     (next, context) => async (args) => {
       events.push((context.commandName ?? '?').replace(/Command$/, ''));

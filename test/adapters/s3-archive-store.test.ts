@@ -12,7 +12,6 @@ import { chunked, MiB, patternBytes, sha256 } from './byte-streams.ts';
 
 const BUCKET = 'pulse-archive-test';
 let bucket: TestBucket;
-let peer: { endpoint: string };
 let client: S3Client;
 let store: S3ArchiveStore;
 
@@ -22,14 +21,13 @@ beforeAll(async () => {
     publicBaseUrl: `${endpoint}/${BUCKET}/`,
   }));
   ({ client, store } = bucket);
-  peer = { endpoint: bucket.endpoint };
 });
 afterAll(() => bucket.close());
 
 /** A client of the peer that records the S3 operations it sends. */
 function recordingClient(): { client: S3Client; sent: string[] } {
   const sent: string[] = [];
-  const recording = s3ClientFor({ endpoint: peer.endpoint });
+  const recording = s3ClientFor({ endpoint: bucket.endpoint });
   recording.middlewareStack.add(
     (next, context) => async (args) => {
       sent.push(context.commandName ?? '?');
@@ -54,7 +52,7 @@ interface WireRequest {
  */
 function wireRecordingClient(): { client: S3Client; wire: WireRequest[] } {
   const wire: WireRequest[] = [];
-  const recording = s3ClientFor({ endpoint: peer.endpoint });
+  const recording = s3ClientFor({ endpoint: bucket.endpoint });
   // The deserialize step runs last, with the request as it is sent: serialized, checksummed and signed.
   recording.middlewareStack.add(
     (next, context) => async (args) => {
@@ -104,7 +102,7 @@ describe('S3ArchiveStore against s3rver', () => {
       [`${prefix}digest.html`, Buffer.byteLength(html)],
       [`${prefix}figures.json`, figures.byteLength],
     ]);
-    expect(await store.linkTo(`${prefix}digest.html`)).toBe(`${peer.endpoint}/${BUCKET}/${prefix}digest.html`);
+    expect(await store.linkTo(`${prefix}digest.html`)).toBe(`${bucket.endpoint}/${BUCKET}/${prefix}digest.html`);
     const viaLink = await fetch(await store.linkTo(`${prefix}digest.html`));
     expect(await viaLink.text()).toBe(html);
   });
@@ -115,7 +113,7 @@ describe('S3ArchiveStore against s3rver', () => {
     await Promise.all(keys.map((k) => store.put(k, k, { contentType: 'text/plain' })));
     let pages = 0;
     // A client of the same peer that asks for 3 keys per page.
-    const paging = s3ClientFor({ endpoint: peer.endpoint });
+    const paging = s3ClientFor({ endpoint: bucket.endpoint });
     paging.middlewareStack.add(
       (next) => async (args) => {
         (args.input as { MaxKeys?: number }).MaxKeys = 3;
@@ -195,7 +193,7 @@ describe('S3ArchiveStore against s3rver', () => {
   it('reads a ByteSource straight into its part buffers, with no more parts in flight than asked', async () => {
     const data = patternBytes(17 * MiB + 77, 5);
     const key = `exports/${randomUUID()}/read-into.zip`;
-    const recording = s3ClientFor({ endpoint: peer.endpoint });
+    const recording = s3ClientFor({ endpoint: bucket.endpoint });
     let inFlight = 0;
     let mostInFlight = 0;
     recording.middlewareStack.add(
