@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { ConfigError, loadConfig } from '../src/config/load.ts';
 import type { PulseConfig } from '../src/config/schema.ts';
+import { archiveObjectPatterns, UnnarrowableKeyTemplateError } from './stacks/grants.ts';
 
 export const NO_CONFIG_MESSAGE =
   'cdk synth/deploy: no Pulse config given; pass one with `npx cdk deploy -c config=FILE` or `PULSE_CONFIG=FILE npx cdk deploy`';
@@ -22,6 +23,17 @@ export function loadDeployConfig(path: string): PulseConfig {
   const config = loadConfig(path);
   const problem = undeployableBaseUrl(config.service.baseUrl);
   if (problem) throw new ConfigError(`${path}: service.baseUrl: ${problem}`);
+  if (config.archive) {
+    try {
+      archiveObjectPatterns(
+        config.archive,
+        config.products.map((p) => p.id),
+      );
+    } catch (e) {
+      if (e instanceof UnnarrowableKeyTemplateError) throw new ConfigError(`${path}: ${e.message}`);
+      throw e;
+    }
+  }
   return config;
 }
 

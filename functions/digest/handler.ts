@@ -2,7 +2,7 @@
  * Scheduled (hourly) Lambda of the weekly digest. Thin by design: parse the event, build the AWS adapters, call the
  * job. The job sends only to recipients whose send time has passed, each exactly once per ISO week.
  */
-import { jobMetricLine } from '../../src/app/job-metric.ts';
+import { metricLineWithNewFailures } from '../../src/app/new-failures.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import { digestRuntime, type LambdaContext } from '../../src/app/runtime/digest.ts';
 import { initChartRenderer } from '../../src/charts/index.ts';
@@ -30,6 +30,6 @@ export const handler = async (event: DigestEvent = {}, context?: LambdaContext):
     force: detail.force === true,
   });
   ports.logger.info('digest run finished', { ...result });
-  process.stdout.write(jobMetricLine(result));
+  process.stdout.write(await metricLineWithNewFailures(result, ports));
   return result;
 };

@@ -2,7 +2,7 @@
  * Scheduled (hourly) Lambda of the license alerts. Thin by design: parse the event, build the AWS adapters, call the
  * job. The job tells each recipient once its local send time has passed, each alert at most once.
  */
-import { jobMetricLine } from '../../src/app/job-metric.ts';
+import { metricLineWithNewFailures } from '../../src/app/new-failures.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import { type LambdaContext, licenseAlertsRuntime } from '../../src/app/runtime/license-alerts.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
@@ -23,6 +23,6 @@ export const handler = async (event: LicenseAlertEvent = {}, context?: LambdaCon
     ...(detail.productIds ? { productIds: detail.productIds } : {}),
   });
   ports.logger.info('license alerts run finished', { ...result.counts, ok: result.ok, errors: result.errors });
-  process.stdout.write(jobMetricLine(result));
+  process.stdout.write(await metricLineWithNewFailures(result, ports));
   return result;
 };

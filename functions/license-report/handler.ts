@@ -3,7 +3,7 @@
  * adapters, call the job. The job does nothing until the report's schedule has passed, then snapshots the registry
  * once and sends each recipient the report exactly once per ISO week.
  */
-import { jobMetricLine } from '../../src/app/job-metric.ts';
+import { metricLineWithNewFailures } from '../../src/app/new-failures.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
 import { type LambdaContext, licenseReportRuntime } from '../../src/app/runtime/license-report.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
@@ -22,6 +22,6 @@ export const handler = async (event: LicenseReportEvent = {}, context?: LambdaCo
   // A rerun for a given week sends to everyone not yet sent; the hourly schedule waits for the report's time.
   const result = await runLicenseReport(config, ports, week ? { week } : { scheduled: true });
   ports.logger.info('license report run finished', { ...result });
-  process.stdout.write(jobMetricLine(result));
+  process.stdout.write(await metricLineWithNewFailures(result, ports));
   return result;
 };

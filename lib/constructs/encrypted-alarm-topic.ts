@@ -1,5 +1,7 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -10,15 +12,26 @@ export interface EncryptedAlarmTopicProps {
 
 /**
  * An SNS topic that CloudWatch alarms can publish to although it is KMS-encrypted and TLS-only.
- * The AWS-managed `alias/aws/sns` key cannot be used: its policy does not admit CloudWatch,
- * so alarm notifications would be silently dropped. A customer-managed key is required.
+ *
+ * - The AWS-managed `alias/aws/sns` key cannot be used: its policy does not admit CloudWatch, so alarm notifications
+ *   would be silently dropped. A customer-managed key is required, and its policy admits CloudWatch.
+ * - The topic's own policy admits CloudWatch too: as soon as anything (an EventBridge target, a TLS-only rule) gives
+ *   the topic a policy, that policy replaces SNS's default one, which let the account's services publish. Without
+ *   this statement every alarm would fire into nothing. Only alarms of this stack's account, named like the alarms
+ *   CloudFormation creates for this stack (`<stack name>-…`), may publish (confused-deputy guard).
+ * - `allowEventRule` admits one EventBridge rule the same way (by its ARN).
+ * - `NotificationsFailed`: SNS could not deliver a notification to a subscriber (an email address that bounces, an
+ *   endpoint that is down). It notifies the same topic, so it reaches the subscribers that still work, and the
+ *   dashboard shows it.
  */
 export class EncryptedAlarmTopic extends Construct {
   public readonly topic: Topic;
   public readonly encryptionKey: Key;
+  public readonly notificationsFailed: Alarm;
 
   constructor(scope: Construct, id: string, props: EncryptedAlarmTopicProps) {
     super(scope, id);
+    const stack = Stack.of(this);
     this.encryptionKey = new Key(this, 'Key', {
       description: `Encrypts the ${props.displayName} SNS topic`,
       enableKeyRotation: true,
@@ -34,5 +47,47 @@ export class EncryptedAlarmTopic extends Construct {
       masterKey: this.encryptionKey,
       enforceSSL: true,
     });
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'CloudWatchAlarmsOfThisStack',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: `${stack.stackName}-*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
+
+    this.notificationsFailed = new Alarm(this, 'NotificationsFailed', {
+      alarmDescription: `Pulse alarms: SNS could not deliver an alarm notification to a subscriber (see the topic's subscriptions)`,
+      metric: this.topic.metricNumberOfNotificationsFailed({ statistic: 'Sum', period: Duration.minutes(5) }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.notificationsFailed.addAlarmAction(new SnsAction(this.topic));
+  }
+
+  /** Lets one EventBridge rule publish (and encrypt with the topic's key). */
+  allowEventRule(ruleArn: string): void {
+    this.encryptionKey.grant(new ServicePrincipal('events.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('events.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: { ArnEquals: { 'aws:SourceArn': ruleArn } },
+      }),
+    );
   }
 }

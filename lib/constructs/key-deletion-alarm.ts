@@ -1,10 +1,8 @@
 import { Validations } from 'aws-cdk-lib';
 import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
-import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import type { EncryptedAlarmTopic } from './encrypted-alarm-topic.ts';
 
 /** The KMS calls that make a key unusable: now (DisableKey) or after its waiting period (ScheduleKeyDeletion). */
 export const KEY_DELETION_EVENTS = ['ScheduleKeyDeletion', 'DisableKey'] as const;
@@ -12,9 +10,8 @@ export const KEY_DELETION_EVENTS = ['ScheduleKeyDeletion', 'DisableKey'] as cons
 export interface KeyDeletionAlarmProps {
   /** The keys watched: a call on any of them notifies the topic. */
   readonly keys: readonly IKey[];
-  readonly alarmTopic: ITopic;
-  /** The topic's customer-managed key: EventBridge must be allowed to encrypt with it to publish. */
-  readonly alarmTopicKey: IKey;
+  /** Where the notification goes; this rule (and only it) is allowed to publish there. */
+  readonly alarms: EncryptedAlarmTopic;
 }
 
 /**
@@ -49,19 +46,17 @@ export class KeyDeletionAlarm extends Construct {
         },
       },
     });
-    // EventBridge encrypts the message with the topic's key when it publishes.
-    props.alarmTopicKey.grant(new ServicePrincipal('events.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    // The topic admits this rule by its ARN (and its key lets EventBridge encrypt the message). Not the SnsTopic
+    // target of aws-events-targets: it grants every rule of every account publishing, without a condition.
+    props.alarms.allowEventRule(this.rule.ruleArn);
     // No other angle brackets in the text: EventBridge reads `<name>` as a placeholder.
     const key = EventField.fromPath('$.detail.requestParameters.keyId');
-    this.rule.addTarget(
-      new SnsTopic(props.alarmTopic, {
-        message: RuleTargetInput.fromText(
-          `Pulse: KMS key pending deletion or disabled. ${EventField.fromPath('$.detail.eventName')} on ${key} by ` +
-            `${EventField.fromPath('$.detail.userIdentity.arn')} at ${EventField.time}. Unless intended: ` +
-            `aws kms cancel-key-deletion --key-id ${key}, then aws kms enable-key --key-id ${key} (README "Alarms").`,
-        ),
-      }),
+    const input = RuleTargetInput.fromText(
+      `Pulse: KMS key pending deletion or disabled. ${EventField.fromPath('$.detail.eventName')} on ${key} by ` +
+        `${EventField.fromPath('$.detail.userIdentity.arn')} at ${EventField.time}. Unless intended: ` +
+        `aws kms cancel-key-deletion --key-id ${key}, then aws kms enable-key --key-id ${key} (docs/alarms.md).`,
     );
+    this.rule.addTarget({ bind: () => ({ arn: props.alarms.topic.topicArn, input }) });
     Validations.of(this.rule).acknowledge({
       id: 'Serverless-EventBusDLQ',
       reason:

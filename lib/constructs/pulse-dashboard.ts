@@ -1,6 +1,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import {
   AlarmStatusWidget,
+  AlarmStatusWidgetSortBy,
   Dashboard,
   GraphWidget,
   type IAlarm,
@@ -29,13 +30,16 @@ export interface PulseDashboardProps {
 }
 
 const HOUR = Duration.hours(1);
+/** CloudWatch's limit of alarms in one alarm status widget. */
+const MAX_ALARMS_PER_WIDGET = 100;
 const WIDTH = 24;
 
 /**
- * One CloudWatch dashboard for an operator: what the jobs did (runs, emails sent, files archived, failed runs from
- * the `Pulse` EMF metrics of src/app/job-metric.ts, one line per `job` found by a search expression, so a new job
- * shows up without a change here), how the functions ran (duration, errors, throttles) and the copy queue (depth,
- * oldest message, dead letters). `dashboardUrl` is the console link, ready for a CfnOutput.
+ * One CloudWatch dashboard for an operator: every alarm's state first, then what the jobs did (runs, failed runs,
+ * new failures, emails sent, files archived, mail bounced from the `Pulse` EMF metrics of src/app/job-metric.ts, one
+ * line per `job` found by a search expression, so a new job shows up without a change here), how the functions ran
+ * (duration, errors, throttles) and the copy queue (depth, oldest message, dead letters). `dashboardUrl` is the
+ * console link, ready for a CfnOutput.
  */
 export class PulseDashboard extends Construct {
   public readonly dashboard: Dashboard;
@@ -54,19 +58,39 @@ export class PulseDashboard extends Construct {
     const where = props.alarmTopic ? `Alarms go to the SNS topic \`${props.alarmTopic.topicName}\`. ` : '';
     this.dashboard.addWidgets(
       new TextWidget({
-        markdown: `# Pulse\n${where}What each alarm means and what to do: README "Deploy", *Alarms*.`,
+        markdown: `# Pulse\n${where}What each alarm means, how it resets and what to do: docs/alarms.md.`,
         width: WIDTH,
         height: 2,
       }),
     );
-    if (props.alarms && props.alarms.length > 0)
-      this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: WIDTH }));
+    // Every alarm's state at a glance (the widget holds at most 100), alarmed ones first.
+    const alarms = props.alarms ?? [];
+    for (let i = 0; i < alarms.length; i += MAX_ALARMS_PER_WIDGET)
+      this.dashboard.addWidgets(
+        new AlarmStatusWidget({
+          title: alarms.length > MAX_ALARMS_PER_WIDGET ? `Alarms (${i / MAX_ALARMS_PER_WIDGET + 1})` : 'Alarms',
+          alarms: alarms.slice(i, i + MAX_ALARMS_PER_WIDGET),
+          sortBy: AlarmStatusWidgetSortBy.STATE_UPDATED_TIMESTAMP,
+          width: WIDTH,
+          height: Math.min(12, 2 + Math.ceil(Math.min(alarms.length - i, MAX_ALARMS_PER_WIDGET) / 4)),
+        }),
+      );
 
+    const search = (metric: string, statistic: string, label: string) =>
+      jobSearch(Stack.of(this).stackName, metric, statistic, label);
     this.dashboard.addWidgets(
-      graph('Runs per job (run reports per hour)', [jobSearch('JobFailed', 'SampleCount', 'runs')]),
-      graph('Failed runs per job', [jobSearch('JobFailed', 'Sum', 'failed')]),
-      graph('Emails sent per job', [jobSearch('Sent', 'Sum', 'sent')]),
-      graph('Files archived', [jobSearch('Archived', 'Sum', 'archived')]),
+      graph('Runs per job (run reports per hour)', [search('JobFailed', 'SampleCount', 'runs')]),
+      graph('Failed runs per job', [search('JobFailed', 'Sum', 'failed')]),
+      graph('New failures per job', [search('NewFailures', 'Sum', 'new failures')]),
+      graph('Emails sent per job', [search('Sent', 'Sum', 'sent')]),
+    );
+    this.dashboard.addWidgets(
+      graph('Files archived', [search('Archived', 'Sum', 'archived')]),
+      graph('Mail bounced, complained, rejected', [
+        search('Bounced', 'Sum', 'bounced'),
+        search('Complained', 'Sum', 'complained'),
+        search('Rejected', 'Sum', 'rejected'),
+      ]),
     );
     const fns = props.functions;
     this.dashboard.addWidgets(
@@ -115,10 +139,13 @@ function graph(title: string, metrics: IMetric[], width = 6): GraphWidget {
   return new GraphWidget({ title, left: metrics, width, height: 6, leftYAxis: { min: 0 } });
 }
 
-/** One line per `job` dimension value of a `Pulse` metric (a search: dashboards only, never alarms). */
-function jobSearch(metricName: string, statistic: string, label: string): MathExpression {
+/**
+ * One line per `job` dimension value of a `Pulse` metric of this stack (a search: dashboards only, never alarms;
+ * another stack in the account has its own `stack` value).
+ */
+function jobSearch(stack: string, metricName: string, statistic: string, label: string): MathExpression {
   return new MathExpression({
-    expression: `SEARCH('{Pulse,job} MetricName="${metricName}"', '${statistic}', ${HOUR.toSeconds()})`,
+    expression: `SEARCH('{Pulse,job,stack} stack="${stack}" MetricName="${metricName}"', '${statistic}', ${HOUR.toSeconds()})`,
     usingMetrics: {},
     label,
     period: HOUR,

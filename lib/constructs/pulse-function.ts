@@ -1,13 +1,14 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { ArnFormat, type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { BUNDLED_CONFIG_FILE } from '../../src/app/bundled-config.ts';
-import { JOB_METRICS } from '../../src/app/job-metric.ts';
+import { JOB_METRICS, STACK_NAME_ENV } from '../../src/app/job-metric.ts';
 import { NO_PAKO } from './bundle-aliases.ts';
 import { type BundleFile, copyCommands, stageJsonFile } from './bundle-files.ts';
 import { lambdaNodeOptions } from './node-options.ts';
@@ -30,6 +31,15 @@ export interface PulseFunctionProps {
   readonly jobFailedAlarm?: string;
   /** What the JobFailed alarm says a failure means. @default "the job reported a failure (see its log for the reasons)" */
   readonly jobFailedMeaning?: string;
+  /**
+   * What notifies: every run that reports a failure (`failedRun`, for jobs whose next run is a day away or that run
+   * per event), or only failures no earlier run reported (`newFailure`, for hourly jobs whose failure persists
+   * until the week ends: src/app/new-failures.ts); then JobFailed shows the state on the dashboard without
+   * notifying. @default 'failedRun'
+   */
+  readonly notifyOn?: 'failedRun' | 'newFailure';
+  /** Reserved concurrency: at most this many runs at once. @default none (the account's pool) */
+  readonly reservedConcurrency?: number;
 }
 
 const PROJECT_ROOT = new URL('../..', import.meta.url).pathname;
@@ -37,22 +47,32 @@ const PROJECT_ROOT = new URL('../..', import.meta.url).pathname;
 /** Share of the timeout a run may take before the "near timeout" alarm fires. */
 export const NEAR_TIMEOUT_SHARE = 0.9;
 
-/** A job's `Pulse/JobFailed` or `Pulse/JobSucceeded` metric (printed per run by src/app/job-metric.ts), summed. */
-export function jobMetric(name: 'failed' | 'succeeded', job: string, period: Duration): Metric {
+/**
+ * A job's `Pulse/JobFailed`, `JobSucceeded` or `NewFailures` metric of this stack (printed per run by
+ * src/app/job-metric.ts), summed; the sample count of `JobFailed` is the number of runs that finished.
+ */
+export function jobMetric(
+  scope: Construct,
+  name: 'failed' | 'succeeded' | 'newFailures',
+  job: string,
+  period: Duration,
+  statistic: 'Sum' | 'SampleCount' = 'Sum',
+): Metric {
   return new Metric({
     namespace: JOB_METRICS.namespace,
     metricName: JOB_METRICS[name],
-    dimensionsMap: { [JOB_METRICS.dimension]: job },
-    statistic: 'Sum',
+    dimensionsMap: { [JOB_METRICS.stackDimension]: Stack.of(scope).stackName, [JOB_METRICS.dimension]: job },
+    statistic,
     period,
   });
 }
 
 /**
  * One of Pulse's Lambdas: Node 24 on arm64, bundled by the local esbuild (no Docker), the AWS SDK left to the
- * runtime, logs kept a year, and alarms to the alarm topic — the function failed, a run came near its timeout (the
- * next slower one fails), or the job ran and reported a failure (a held digest, a failed copy) through the
- * `Pulse/JobFailed` metric.
+ * runtime, logs kept a year in its own log group (its role may write there and nowhere else: no managed policy), and
+ * alarms to the alarm topic — the function failed, a run came near its timeout (the next slower one fails), or the
+ * job ran and reported a failure (a held digest, a failed copy) through the `Pulse/JobFailed` metric, or, for the
+ * hourly mailing jobs, a failure no earlier run reported (`Pulse/NewFailures`). docs/alarms.md has each alarm.
  */
 export class PulseFunction extends Construct {
   public readonly fn: NodejsFunction;
@@ -60,6 +80,9 @@ export class PulseFunction extends Construct {
   protected readonly alarmAction: SnsAction;
   /** The text of the bundle's pulse.config.json, if it gets one. */
   public readonly bundledConfig: string | undefined;
+  /** The function's execution role (its own, with only the statements its job needs). */
+  public readonly role: Role;
+  public readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: PulseFunctionProps) {
     super(scope, id);
@@ -67,6 +90,8 @@ export class PulseFunction extends Construct {
       retention: RetentionDays.ONE_YEAR,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    this.logGroup = logGroup;
+    this.role = this.executionRole(props.handler, logGroup);
     const files: BundleFile[] = Object.entries(props.assets ?? {}).map(([from, to]) => [`${PROJECT_ROOT}${from}`, to]);
     this.bundledConfig = props.config && `${JSON.stringify(props.config, null, 2)}\n`;
     const staged = this.bundledConfig === undefined ? undefined : stageJsonFile(this.bundledConfig);
@@ -80,11 +105,14 @@ export class PulseFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize,
       timeout,
+      ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       tracing: Tracing.ACTIVE,
       logGroup,
+      role: this.role,
       environment: {
         ...props.environment,
         PULSE_JOB: props.handler,
+        [STACK_NAME_ENV]: Stack.of(this).stackName,
         NODE_OPTIONS: lambdaNodeOptions(memorySize).join(' '),
       },
       bundling: {
@@ -103,13 +131,8 @@ export class PulseFunction extends Construct {
         },
       },
     });
-    // Managed basic-execution policy: it only grants writing to the function's own log streams.
-    Validations.of(this.fn).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      reason: 'AWSLambdaBasicExecutionRole only allows the function to write its own logs.',
-    });
-    // Active tracing grants xray:PutTraceSegments and friends on `*`.
-    Validations.of(this.fn).acknowledge({
+    // Active tracing grants xray:PutTraceSegments and friends on `*` (on the role's default policy).
+    Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray trace segments have no resource ARN.',
     });
@@ -134,14 +157,59 @@ export class PulseFunction extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }).addAlarmAction(action);
-    if (props.jobFailedAlarm === undefined) return;
-    new Alarm(this, 'JobFailed', {
-      alarmDescription: `Pulse ${props.jobFailedAlarm}: ${props.jobFailedMeaning ?? 'the job reported a failure (see its log for the reasons)'}`,
-      metric: jobMetric('failed', props.jobFailedAlarm, Duration.hours(1)),
+    const job = props.jobFailedAlarm;
+    if (job === undefined) return;
+    const meaning = props.jobFailedMeaning ?? 'the job reported a failure (see its log for the reasons)';
+    const newOnly = props.notifyOn === 'newFailure';
+    const jobFailed = new Alarm(this, 'JobFailed', {
+      alarmDescription: `Pulse ${job}: ${meaning}${newOnly ? ' (state only: NewFailure notifies)' : ''}`,
+      metric: jobMetric(this, 'failed', job, Duration.hours(1)),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    if (!newOnly) {
+      jobFailed.addAlarmAction(action);
+      return;
+    }
+    new Alarm(this, 'NewFailure', {
+      alarmDescription: `Pulse ${job}: a new failure, not reported by an earlier run (see the log's errors); back to OK the next hour`,
+      metric: jobMetric(this, 'newFailures', job, Duration.hours(1)),
       threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }).addAlarmAction(action);
+  }
+
+  /**
+   * The function's role: assumed by Lambda, allowed to write its own log group's streams. The statements its job
+   * needs are added by the stack; tracing, event sources and destinations add theirs through CDK.
+   */
+  private executionRole(handler: string, logGroup: LogGroup): Role {
+    const role = new Role(this, 'Role', {
+      description: `Pulse ${handler}: the function's execution role`,
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    });
+    const stack = Stack.of(this);
+    const group = stack.formatArn({
+      service: 'logs',
+      resource: 'log-group',
+      resourceName: logGroup.logGroupName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [group, `${group}:log-stream:*`],
+      }),
+    );
+    const groupId = stack.getLogicalId(logGroup.node.defaultChild as CfnElement);
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:<${groupId}>:log-stream:*]`,
+      reason: "The log streams of the function's own log group (Lambda names a stream per container).",
+    });
+    return role;
   }
 }

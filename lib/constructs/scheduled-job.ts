@@ -46,8 +46,8 @@ export const SCHEDULER_RETRY_ATTEMPTS = 3;
  * - the function accepted the run but failed it (threw, timed out) after Lambda's retries, or the run waited too long
  *   in Lambda's queue: the run's event goes to the on-failure queue;
  * - either queue holding a message raises an alarm (messages kept 14 days: they are the evidence);
- * - no run reported success for `heartbeat` (the schedule disabled or deleted, runs that never finish, or every run
- *   failing): the heartbeat alarm, on the `Pulse/JobSucceeded` metric with missing data counted as breaching.
+ * - no run finished for `heartbeat` (the schedule disabled or deleted, runs that never finish): the heartbeat alarm,
+ *   on the sample count of `Pulse/JobFailed` (one per finished run) with missing data counted as breaching.
  */
 export class ScheduledJob extends PulseFunction {
   public readonly schedule: Schedule;
@@ -150,12 +150,14 @@ export class ScheduledJob extends PulseFunction {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }).addAlarmAction(this.alarmAction);
 
-    // Every one of the last `heartbeatHours` hourly periods without a success ("N of N"), rather than one N-hour
-    // period: clock-aligned long periods judge fixed blocks (a gap across two goes unseen, a block just begun is
-    // empty); hourly ones judge the last N hours, whenever the alarm is evaluated.
+    // Every one of the last `heartbeatHours` hourly periods without a finished run ("N of N"), rather than one
+    // N-hour period: clock-aligned long periods judge fixed blocks (a gap across two goes unseen, a block just begun
+    // is empty); hourly ones judge the last N hours, whenever the alarm is evaluated. A finished run is any run that
+    // printed its metrics (JobFailed's sample count), failed or not: a held digest failing every hour is the
+    // JobFailed / NewFailure alarms' to report, and must not keep this one in ALARM, hiding a schedule that stops.
     new Alarm(this, 'Heartbeat', {
-      alarmDescription: `Pulse ${job}: no successful run in ${heartbeatHours} hours (runs not happening, not finishing, or all failing)`,
-      metric: jobMetric('succeeded', job, Duration.hours(1)),
+      alarmDescription: `Pulse ${job}: no run finished in ${heartbeatHours} hours (runs not happening, or not finishing)`,
+      metric: jobMetric(this, 'failed', job, Duration.hours(1), 'SampleCount'),
       threshold: 1,
       evaluationPeriods: heartbeatHours,
       datapointsToAlarm: heartbeatHours,

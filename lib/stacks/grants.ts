@@ -15,16 +15,17 @@ export const LEDGER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb
 export const ARCHIVE_RUN_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'];
 
 /**
- * The partition keys (`dynamodb:LeadingKeys`, StringLike) each job's items have: its deliveries, its own notices
- * and the owner's notice of an unknown delivery (`notice-unknown#<the delivery's key>`). The builders are in
+ * The partition keys (`dynamodb:LeadingKeys`, StringLike) each job's items have: its deliveries, its own notices,
+ * the owner's notice of an unknown delivery (`notice-unknown#<the delivery's key>`) and the failures it reported
+ * (`failure-seen#<job>#…`, src/app/new-failures.ts). The builders are in
  * src/jobs (digest/deliver.ts, digest/failure-notice.ts, licenses/ledger-key.ts, licenses/run-license-report.ts,
  * licenses/notify-recipient.ts, unknown-delivery-notice.ts) and src/adapters/aws/dynamodb-archive-runs.ts; the
  * infra tests build real keys with them and match them against these.
  */
 export const STATE_KEYS = {
-  digest: ['digest#*', 'digest-held#*', 'notice-unknown#digest#*'],
-  licenseAlerts: ['license-alert#*', 'notice-unknown#license-alerts#*'],
-  licenseReport: ['license-report#*', 'notice-unknown#license-report#*'],
+  digest: ['digest#*', 'digest-held#*', 'notice-unknown#digest#*', 'failure-seen#digest#*'],
+  licenseAlerts: ['license-alert#*', 'notice-unknown#license-alerts#*', 'failure-seen#license-alerts#*'],
+  licenseReport: ['license-report#*', 'notice-unknown#license-report#*', 'failure-seen#license-report#*'],
   archiveRuns: ['archive-runs', 'archive-run#*'],
 } as const;
 
@@ -34,17 +35,54 @@ export function objectsUnder(prefix: string, ...parts: string[]): string {
 }
 
 /**
- * Where the archive functions write: the run records under the prefix, and the exports where `archive.keyTemplate`
- * puts them; a template that does not start with `<prefix>/` adds the folder its fixed start names.
+ * The folders directly under the archive prefix that belong to the other jobs (the digest, the license report, the
+ * license sync) or to the archive's own run records; the key builders in src/jobs name them, and the infra tests
+ * check these against keys they build.
  */
-export function archiveObjectPatterns(archive: ArchiveConfig): string[] {
-  const underPrefix = objectsUnder(archive.prefix);
-  const filled = archive.keyTemplate.replaceAll('<prefix>', trimPrefix(archive.prefix)).replace(/\/{2,}/g, '/');
-  const fixed = filled.slice(0, filled.indexOf('<')); // keyTemplate always has <fileName>
-  const folder = fixed.slice(0, fixed.lastIndexOf('/') + 1).replace(/^\//, '');
-  const forExports = `${folder}*`;
-  const covered = underPrefix === '*' || forExports.startsWith(underPrefix.slice(0, -1));
-  return covered ? [underPrefix] : [underPrefix, forExports];
+export const ARCHIVE_RUN_FOLDERS = ['runs', 'manifests', 'coverage'] as const;
+export const OTHER_JOBS_FOLDERS = ['digests', 'license-registry', 'license-reports', 'license-sync'] as const;
+
+/** A key template the archive functions' rights cannot be narrowed for (deploy only: lib/deploy-config.ts). */
+export class UnnarrowableKeyTemplateError extends Error {
+  override name = 'UnnarrowableKeyTemplateError';
+}
+
+/**
+ * Where the archive functions (plan step and copiers) read and write, and nothing else: the exports where
+ * `archive.keyTemplate` puts them, narrowed to the configured products (or kinds) by the template's first folder
+ * with a placeholder, so no pattern reaches another job's folder (`<prefix>/license-sync/incoming/` would trigger
+ * writes into the service's license registry); and the archive's run records (plan, manifests, coverage).
+ */
+export function archiveObjectPatterns(archive: ArchiveConfig, productIds: readonly string[]): string[] {
+  const runs = ARCHIVE_RUN_FOLDERS.map((folder) => objectsUnder(archive.prefix, folder));
+  return [...new Set([...exportPatterns(archive, productIds), ...runs])];
+}
+
+function exportPatterns(archive: ArchiveConfig, productIds: readonly string[]): string[] {
+  const filled = archive.keyTemplate.replaceAll('<prefix>', trimPrefix(archive.prefix));
+  const segments = filled.split('/').filter((s) => s !== '');
+  const at = segments.findIndex((s) => s.includes('<'));
+  const segment = segments[at]!; // keyTemplate always has <fileName>
+  const fixed = segments.slice(0, at);
+  const refuse = (why: string) =>
+    new UnnarrowableKeyTemplateError(
+      `archive.keyTemplate ${JSON.stringify(archive.keyTemplate)}: ${why}, so the archive functions' rights could ` +
+        "reach the other jobs' folders; start the key with <product> or <kind> after the prefix " +
+        '(the default is <prefix>/<product>/<kind>/<yyyy>/<mm>/<fileName>)',
+    );
+  const placeholders = segment.match(/<[^<>]*>/g) ?? [];
+  const name = placeholders.length === 1 ? placeholders[0] : undefined;
+  const values = name === '<product>' ? productIds : name === '<kind>' ? archive.kinds : undefined;
+  if (values === undefined) throw refuse(`its first folder with a placeholder is ${JSON.stringify(segment)}`);
+  // A fixed folder right under the prefix must not be one the other jobs (or the run records) use.
+  const reserved = new Set<string>([...OTHER_JOBS_FOLDERS, ...ARCHIVE_RUN_FOLDERS]);
+  const prefixParts = trimPrefix(archive.prefix)
+    .split('/')
+    .filter((s) => s !== '');
+  const firstUnderPrefix = prefixParts.every((part, i) => fixed[i] === part) ? fixed[prefixParts.length] : undefined;
+  if (firstUnderPrefix !== undefined && reserved.has(firstUnderPrefix))
+    throw refuse(`its folder ${JSON.stringify(firstUnderPrefix)} under the prefix belongs to another job`);
+  return values.map((value) => [...fixed, segment.replace(name!, value)].join('/')).map((folder) => `${folder}/*`);
 }
 
 /** The resource pattern of a Secrets Manager secret given by name, partial or complete ARN. */

@@ -49,7 +49,7 @@ import {
   licenseReportTiming,
 } from './job-schedules.ts';
 import { acknowledge, nagText } from './nag.ts';
-import { copierConcurrency } from './session-budget.ts';
+import { copierConcurrency, LICENSE_SYNC_SESSIONS } from './session-budget.ts';
 
 /** The folder of the digest bundle that holds the chart renderer's wasm and fonts. */
 const CHART_ASSETS = 'chart-assets';
@@ -139,8 +139,7 @@ export class PulseStack extends Stack {
     // Pulse's customer-managed keys (the queues are SQS-managed, the secret uses Secrets Manager's own key).
     this.keyDeletionAlarm = new KeyDeletionAlarm(this, 'KeyDeletion', {
       keys: [archive.encryptionKey, alarms.encryptionKey],
-      alarmTopic: this.alarmTopic,
-      alarmTopicKey: alarms.encryptionKey,
+      alarms,
     });
     if (config.deploy?.cloudTrailDataEvents)
       this.archiveDataEvents = new ArchiveDataEventsTrail(this, 'ArchiveDataEvents', {
@@ -183,6 +182,8 @@ export class PulseStack extends Stack {
         ...(this.licenseSyncFailedRuns ? [this.licenseSyncFailedRuns] : []),
       ],
       alarmTopic: this.alarmTopic,
+      // Every alarm of the stack, as docs/alarms.md lists them.
+      alarms: this.node.findAll().filter((c): c is Alarm => c instanceof Alarm),
     });
     return dashboard.dashboardUrl;
   }
@@ -250,29 +251,21 @@ export class PulseStack extends Stack {
       environment: { ...setup.environment, PULSE_COPY_QUEUE_URL: copier.queue.queueUrl },
     });
     copier.queue.grantSendMessages(plan.fn);
-    const patterns = archiveObjectPatterns(archive);
+    const patterns = archiveObjectPatterns(archive, this.#config.products.map((p) => p.id));
     for (const fn of [plan.fn, copier.fn]) {
       this.reportingServiceSecret.grantRead(fn);
       this.allowState(fn, ARCHIVE_RUN_ACTIONS, STATE_KEYS.archiveRuns);
-      this.archiveBucket.encryptionKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          // No delete, no retention changes: the bucket's Object Lock keeps what is written; a republished file
-          // becomes a new version. Multipart uploads need abort, so a failed verification leaves nothing behind.
-          actions: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'],
-          resources: patterns.map((p) => this.archiveBucket.arnForObjects(p)),
-        }),
-      );
-      // Unconditioned: S3 answers HEAD of a missing key with 404 only to callers who may list the bucket (403
-      // otherwise), and the copy step tells "not archived yet" from "archived" by exactly that answer.
-      fn.addToRolePolicy(
-        new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.archiveBucket.bucketArn] }),
-      );
-      this.acknowledgeObjects(
-        fn,
+      this.allowObjects(fn, {
         patterns,
-        'Objects under the archive prefix (and keyTemplate folder) only: every product, kind and date is written there.',
-      );
+        // No delete, no retention changes: the bucket's Object Lock keeps what is written; a republished file
+        // becomes a new version. GetObjectVersion: an archived object is judged by the version it was checked as
+        // (src/jobs/archive/archived-check.ts). Abort: a failed verification leaves no parts behind.
+        actions: ['s3:PutObject', 's3:GetObject', 's3:GetObjectVersion', 's3:AbortMultipartUpload'],
+        keyActions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+        reason:
+          "The archive's own objects only: the exports under each configured product (or kind) and the run records " +
+          '(plans, manifests, coverage); no other job\'s folder.',
+      });
     }
     return { plan, copier, verify: this.addArchiveVerify(archive) };
   }
@@ -294,17 +287,12 @@ export class PulseStack extends Stack {
       config,
       environment: { PULSE_ARCHIVE_BUCKET: this.archiveBucket.bucketName },
     });
-    const manifests = objectsUnder(archive.prefix, 'manifests');
-    verify.fn.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.archiveBucket.arnForObjects(manifests)] }),
-    );
-    // Unconditioned, like the archive functions': a manifest's link to a deleted manifest is told by HEAD answering
-    // 404, which S3 gives only to callers who may list the bucket (403 otherwise). Names only, no content.
-    verify.fn.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.archiveBucket.bucketArn] }),
-    );
-    this.archiveBucket.encryptionKey?.grant(verify.fn, 'kms:Decrypt');
-    this.acknowledgeObjects(verify.fn, [manifests], 'Reads the run manifests only: one object per archive run.');
+    this.allowObjects(verify.fn, {
+      patterns: [objectsUnder(archive.prefix, 'manifests')],
+      actions: ['s3:GetObject'],
+      keyActions: ['kms:Decrypt'],
+      reason: 'Reads the run manifests only: one object per archive run.',
+    });
     return verify;
   }
 
@@ -312,6 +300,7 @@ export class PulseStack extends Stack {
   private addDigest(config: PulseConfig): ScheduledJob {
     const job = new ScheduledJob(this, 'Digest', {
       job: 'digest',
+      notifyOn: 'newFailure',
       ...digestTiming(config),
       alarmTopic: this.alarmTopic,
       memorySize: FUNCTION_MEMORY_MB.digest,
@@ -329,11 +318,13 @@ export class PulseStack extends Stack {
     this.reportingServiceSecret.grantRead(job.fn);
     this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.digest);
     // Least privilege on the write-once archive: read and create objects under the digest prefix, nothing else.
-    this.grantArchiveAndMail(job, config, {
-      prefixes: [objectsUnder(this.#archivePrefix, 'digests')],
+    this.allowObjects(job.fn, {
+      patterns: [objectsUnder(this.#archivePrefix, 'digests')],
       actions: ['s3:PutObject', 's3:GetObject'],
+      keyActions: ['kms:GenerateDataKey', 'kms:Decrypt'],
       reason: 'Objects under the digest prefix only.',
     });
+    this.allowMail(job.fn, config);
     return job;
   }
 
@@ -345,6 +336,7 @@ export class PulseStack extends Stack {
   private addLicenseReport(config: PulseConfig): ScheduledJob {
     const job = new ScheduledJob(this, 'LicenseReport', {
       job: 'license-report',
+      notifyOn: 'newFailure',
       ...licenseReportTiming(config),
       alarmTopic: this.alarmTopic,
       // A registry of a million keys streams through gzip into /tmp and then to S3 in a few minutes.
@@ -355,16 +347,18 @@ export class PulseStack extends Stack {
     });
     this.reportingServiceSecret.grantRead(job.fn);
     this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.licenseReport);
-    this.grantArchiveAndMail(job, config, {
-      prefixes: [
+    this.allowObjects(job.fn, {
+      patterns: [
         objectsUnder(this.#archivePrefix, 'license-registry'),
         objectsUnder(this.#archivePrefix, 'license-reports'),
       ],
       // Abort: a snapshot upload that fails leaves no parts behind.
       actions: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'],
+      keyActions: ['kms:GenerateDataKey', 'kms:Decrypt'],
       reason:
         'Objects under the license report prefixes only: one snapshot per product and week, one folder per report.',
     });
+    this.allowMail(job.fn, config);
     return job;
   }
 
@@ -398,7 +392,7 @@ export class PulseStack extends Stack {
   /** cdk-nag's finding for each object pattern (a `*` in a resource), acknowledged with why it is as narrow as it gets. */
   private acknowledgeObjects(fn: IFunction, patterns: string[], reason: string): void {
     acknowledge(
-      fn,
+      fn.role ?? fn,
       patterns.map((p): [string, string] => [
         `AwsSolutions-IAM5[Resource::${nagText(this, this.archiveBucket.arnForObjects(p))}]`,
         reason,
@@ -407,33 +401,32 @@ export class PulseStack extends Stack {
   }
 
   /**
-   * What a job that archives what it sends needs: `actions` on objects under `prefixes` only (never delete), the
-   * listing of those prefixes (HEAD of a missing key answers 404, not 403, only to a caller who may list it), the
-   * bucket's key, and the mail transport's rights.
+   * `actions` on the archive's objects under `patterns` only (never delete), the listing of those prefixes only
+   * (ListBucket with an `s3:prefix` condition), and `keyActions` on the bucket's key. S3 answers HEAD or GET of a
+   * missing key with 403 rather than 404 to a caller that may not list the bucket as a whole; the archive store
+   * then tells "missing" from "refused" by listing that one key (src/adapters/aws/s3-archive-store.ts).
    */
-  private grantArchiveAndMail(
-    job: ScheduledJob,
-    config: PulseConfig,
-    access: { prefixes: string[]; actions: string[]; reason: string },
+  private allowObjects(
+    fn: IFunction,
+    access: { patterns: string[]; actions: string[]; keyActions: string[]; reason: string },
   ): void {
-    job.fn.addToRolePolicy(
+    fn.addToRolePolicy(
       new PolicyStatement({
         actions: access.actions,
-        resources: access.prefixes.map((p) => this.archiveBucket.arnForObjects(p)),
+        resources: access.patterns.map((p) => this.archiveBucket.arnForObjects(p)),
       }),
     );
-    job.fn.addToRolePolicy(
+    fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:ListBucket'],
         resources: [this.archiveBucket.bucketArn],
         conditions: {
-          StringLike: { 's3:prefix': access.prefixes.length === 1 ? access.prefixes[0] : access.prefixes },
+          StringLike: { 's3:prefix': access.patterns.length === 1 ? access.patterns[0] : access.patterns },
         },
       }),
     );
-    this.archiveBucket.encryptionKey?.grant(job.fn, 'kms:GenerateDataKey', 'kms:Decrypt');
-    this.allowMail(job.fn, config);
-    this.acknowledgeObjects(job.fn, access.prefixes, access.reason);
+    this.archiveBucket.encryptionKey?.grant(fn, ...access.keyActions);
+    this.acknowledgeObjects(fn, access.patterns, access.reason);
   }
 
   /**
@@ -466,7 +459,7 @@ export class PulseStack extends Stack {
     );
     fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [pattern] }));
     if (pattern.endsWith('-??????'))
-      acknowledge(fn, [
+      acknowledge(fn.role ?? fn, [
         [
           `AwsSolutions-IAM5[Resource::${nagText(this, pattern)}]`,
           'The SMTP credentials secret, by name: the six characters stand for the suffix Secrets Manager appends.',
@@ -488,6 +481,10 @@ export class PulseStack extends Stack {
       timeout: Duration.minutes(15),
       memorySize: 1024,
       jobFailedAlarm: 'licenses-sync',
+      // One upload at a time: each run holds a service session, and the session budget gives the sync one
+      // (session-budget.ts). Uploads S3 delivers meanwhile wait in Lambda's async queue (throttled events are
+      // retried there for up to the 6 hours of maxEventAge) instead of signing in beside it.
+      reservedConcurrency: LICENSE_SYNC_SESSIONS,
     });
     const [incoming, results] = [
       objectsUnder(archive.prefix, 'license-sync', 'incoming'),
@@ -525,7 +522,8 @@ export class PulseStack extends Stack {
       acknowledge(notifications, [
         [
           'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-          "CDK's bucket-notifications handler: the managed policy only lets it write its own logs.",
+          "CDK's own bucket-notifications handler (it sets the bucket's notification configuration during deploys " +
+            'and never runs otherwise); CDK gives its role the managed basic-execution policy (logs).',
         ],
       ]);
     return sync;
@@ -571,6 +569,7 @@ export class PulseStack extends Stack {
   private addLicenseAlerts(config: PulseConfig): ScheduledJob {
     const job = new ScheduledJob(this, 'LicenseAlerts', {
       job: 'license-alerts',
+      notifyOn: 'newFailure',
       ...licenseAlertsTiming(config),
       alarmTopic: this.alarmTopic,
       timeout: Duration.minutes(15),

@@ -9,10 +9,17 @@
  *
  * Total: (budget − 1) + 1 = budget. SQS event sources need a maxConcurrency of at least 2, which is why the budget is
  * at least 3. The plan step signs out before it queues the copy tasks, so it never holds a session while copiers do.
- * What this cannot bound: two scheduled runs that overlap (or a license sync upload during one) take one session
- * more, still under the service's 5 with the default budget; a copier that meets the limit hands its batch back to
- * the queue (item failures) instead of failing it.
+ * - The license sync (an upload under `license-sync/incoming/`) runs one at a time (reserved concurrency 1: its
+ *   share, LICENSE_SYNC_SESSIONS), however many files arrive: budget + 1 ≤ 5, since the budget is at most 4.
+ * What this cannot bound: two scheduled runs that overlap take one session more; a copier that meets the limit hands
+ * its batch back to the queue (item failures) instead of failing it.
  */
+
+/**
+ * Sessions the license sync may hold at once: reserved concurrency 1 (an SQS queue in front would need an event
+ * source maxConcurrency of at least 2, one session more than the budget leaves).
+ */
+export const LICENSE_SYNC_SESSIONS = 1;
 export function copierConcurrency(sessionBudget: number): number {
   const copiers = sessionBudget - 1;
   if (!Number.isInteger(sessionBudget) || copiers < 2)

@@ -1,10 +1,12 @@
 /**
  * A job run's `Pulse` metrics as one CloudWatch Embedded Metric Format log line: the Lambda prints it, CloudWatch
- * turns it into metrics without an API call. Per run, under the `job` dimension: `JobFailed` (1 when the run held or
- * failed something; the stack's JobFailed alarm watches its sum, the dashboard counts runs by its sample count),
- * `JobSucceeded` (1 when it did not; the heartbeat alarm of a scheduled job fires when no run reported success for
- * too long, i.e. runs stopped happening or finishing), and, when the job reports them, `Sent` (emails sent) and
- * `Archived` (files newly archived) for the dashboard (lib/constructs/pulse-dashboard.ts).
+ * turns it into metrics without an API call. Per run, under the `stack` and `job` dimensions (two stacks in one
+ * account keep their metrics, and so their alarms, apart): `JobFailed` (1 when the run held or failed something;
+ * the JobFailed alarm watches its sum; its sample count is the number of runs that finished, which the heartbeat
+ * alarm and the dashboard read), `JobSucceeded` (1 when it did not), `NewFailures` when the caller counted them
+ * (failures no earlier run reported: src/app/new-failures.ts; the hourly mailing jobs' alarm), and, when the job
+ * reports them, `Sent` (emails sent), `Archived` (files newly archived) and the mail events' counts for the
+ * dashboard (lib/constructs/pulse-dashboard.ts). Docs: docs/alarms.md.
  */
 import type { JobResult } from '../jobs/job-result.ts';
 
@@ -12,26 +14,41 @@ import type { JobResult } from '../jobs/job-result.ts';
 export const JOB_METRICS = {
   namespace: 'Pulse',
   dimension: 'job',
+  stackDimension: 'stack',
   failed: 'JobFailed',
   succeeded: 'JobSucceeded',
+  newFailures: 'NewFailures',
 } as const;
+
+/** The environment variable naming the function's stack (lib/constructs/pulse-function.ts sets it). */
+export const STACK_NAME_ENV = 'PULSE_STACK_NAME';
+
+export interface JobMetricOptions {
+  /** @default Date.now() */
+  now?: number;
+  /** @default `$PULSE_STACK_NAME`, else "Pulse" */
+  stack?: string;
+  /** Failures no earlier run reported (countNewFailures); absent = not counted by this job. */
+  newFailures?: number;
+}
 
 /** Metric name → the count it reports, first one present: digest and report `sent`, license alerts `emails`. */
 const COUNT_METRICS: Record<string, string[]> = { Sent: ['sent', 'emails'], Archived: ['archived'] };
 
-export function jobMetricLine(result: JobResult, now: number = Date.now()): string {
+export function jobMetricLine(result: JobResult, opts: JobMetricOptions = {}): string {
   const counts: Record<string, number> = {};
+  if (opts.newFailures !== undefined) counts[JOB_METRICS.newFailures] = opts.newFailures;
   for (const [metric, names] of Object.entries(COUNT_METRICS)) {
     const name = names.find((n) => typeof result.counts[n] === 'number');
     if (name !== undefined) counts[metric] = result.counts[name]!;
   }
   const line = {
     _aws: {
-      Timestamp: now,
+      Timestamp: opts.now ?? Date.now(),
       CloudWatchMetrics: [
         {
           Namespace: JOB_METRICS.namespace,
-          Dimensions: [[JOB_METRICS.dimension]],
+          Dimensions: [[JOB_METRICS.stackDimension, JOB_METRICS.dimension]],
           Metrics: [JOB_METRICS.failed, JOB_METRICS.succeeded, ...Object.keys(counts)].map((Name) => ({
             Name,
             Unit: 'Count',
@@ -39,6 +56,7 @@ export function jobMetricLine(result: JobResult, now: number = Date.now()): stri
         },
       ],
     },
+    [JOB_METRICS.stackDimension]: opts.stack ?? process.env[STACK_NAME_ENV] ?? 'Pulse',
     [JOB_METRICS.dimension]: result.job,
     [JOB_METRICS.failed]: result.ok ? 0 : 1,
     [JOB_METRICS.succeeded]: result.ok ? 1 : 0,

@@ -6,8 +6,8 @@ import type { JobResult } from '../../src/jobs/job-result.ts';
 const run = (ok: boolean): JobResult => ({ job: 'digest', ok, counts: {}, outputs: [], errors: [] });
 
 describe('jobMetricLine', () => {
-  it('is one EMF line declaring JobFailed and JobSucceeded under the job dimension of Pulse', () => {
-    const text = jobMetricLine(run(true), 1_700_000_000_000);
+  it('is one EMF line declaring JobFailed and JobSucceeded under the stack and job dimensions of Pulse', () => {
+    const text = jobMetricLine(run(true), { now: 1_700_000_000_000, stack: 'Pulse-eu' });
     expect(text.endsWith('\n')).toBe(true);
     expect(text.trimEnd()).not.toContain('\n');
     const line = JSON.parse(text);
@@ -16,7 +16,7 @@ describe('jobMetricLine', () => {
       CloudWatchMetrics: [
         {
           Namespace: 'Pulse',
-          Dimensions: [['job']],
+          Dimensions: [['stack', 'job']],
           Metrics: [
             { Name: 'JobFailed', Unit: 'Count' },
             { Name: 'JobSucceeded', Unit: 'Count' },
@@ -25,12 +25,33 @@ describe('jobMetricLine', () => {
       ],
     });
     expect(line.job).toBe('digest');
+    expect(line.stack).toBe('Pulse-eu');
     expect(JOB_METRICS).toEqual({
       namespace: 'Pulse',
       dimension: 'job',
+      stackDimension: 'stack',
       failed: 'JobFailed',
       succeeded: 'JobSucceeded',
+      newFailures: 'NewFailures',
     });
+  });
+
+  it("takes the stack from the function's environment ($PULSE_STACK_NAME, set by the stack)", () => {
+    const before = process.env.PULSE_STACK_NAME;
+    process.env.PULSE_STACK_NAME = 'Pulse-staging';
+    try {
+      expect(JSON.parse(jobMetricLine(run(true))).stack).toBe('Pulse-staging');
+    } finally {
+      if (before === undefined) delete process.env.PULSE_STACK_NAME;
+      else process.env.PULSE_STACK_NAME = before;
+    }
+  });
+
+  it('declares NewFailures only when the caller counted them', () => {
+    expect(JSON.parse(jobMetricLine(run(false))).NewFailures).toBeUndefined();
+    const line = JSON.parse(jobMetricLine(run(false), { newFailures: 2 }));
+    expect(line).toMatchObject({ JobFailed: 1, NewFailures: 2 });
+    expect(line._aws.CloudWatchMetrics[0].Metrics).toContainEqual({ Name: 'NewFailures', Unit: 'Count' });
   });
 
   it('counts a successful run as JobSucceeded 1, JobFailed 0', () => {

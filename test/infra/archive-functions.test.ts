@@ -85,15 +85,23 @@ describe('archive functions', () => {
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'JobFailed',
-      Dimensions: [{ Name: 'job', Value: 'archive' }],
+      Dimensions: [
+        { Name: 'job', Value: 'archive' },
+        { Name: 'stack', Value: 'Pulse' },
+      ],
     });
   });
 
-  it('may add objects under the archive prefix but never delete them or change their retention', () => {
+  it("may add and read the archive's own objects (and their versions) but never delete them or change their retention", () => {
+    const prefix = config.archive!.prefix;
     for (const job of ['archive', 'archive-copy']) {
       const policy = policyOf(job);
-      expect(policy).toContain(`/${config.archive!.prefix}/*`);
+      for (const product of config.products) expect(policy).toContain(`/${prefix}/${product.id}/*`);
+      for (const folder of ['runs', 'manifests', 'coverage']) expect(policy).toContain(`/${prefix}/${folder}/*`);
+      // Not the prefix as a whole: the digests, license registry and license-sync uploads are other jobs'.
+      expect(policy).not.toContain(`/${prefix}/*"`);
       expect(policy).toContain('s3:PutObject');
+      expect(policy).toContain('s3:GetObjectVersion');
       for (const forbidden of ['s3:DeleteObject', 's3:PutObjectRetention', 's3:BypassGovernanceRetention', 's3:*'])
         expect(policy).not.toContain(`"${forbidden}`);
     }

@@ -42,7 +42,7 @@ describe('archive-verify function', () => {
       Object.keys(fn.Properties.Environment.Variables)
         .filter((k) => k.startsWith('PULSE_'))
         .sort(),
-    ).toEqual(['PULSE_ARCHIVE_BUCKET', 'PULSE_JOB']);
+    ).toEqual(['PULSE_ARCHIVE_BUCKET', 'PULSE_JOB', 'PULSE_STACK_NAME']);
   });
 
   it('gets the archive section in its bundle (and what the schema requires), nothing to send to', () => {
@@ -56,7 +56,10 @@ describe('archive-verify function', () => {
       AlarmDescription: Match.stringLikeRegexp('^Pulse archive-verify: archive manifest chain broken'),
       Namespace: 'Pulse',
       MetricName: 'JobFailed',
-      Dimensions: [{ Name: 'job', Value: 'archive-verify' }],
+      Dimensions: [
+        { Name: 'job', Value: 'archive-verify' },
+        { Name: 'stack', Value: 'Pulse' },
+      ],
       Statistic: 'Sum',
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
@@ -64,11 +67,11 @@ describe('archive-verify function', () => {
     });
   });
 
-  it('is read-only: GetObject on the manifests, ListBucket, the archive key decrypt; nothing else', () => {
+  it('is read-only: GetObject on the manifests, their listing, the archive key decrypt, its own logs; nothing else', () => {
     const archiveBucket = stack.getLogicalId(stack.archiveBucket.node.defaultChild as never);
     const archiveKey = stack.getLogicalId(stack.archiveBucket.encryptionKey!.node.defaultChild as never);
     const own = statements().filter((s) => !String(s.Action).startsWith('xray:'));
-    expect(own).toHaveLength(4);
+    expect(own).toHaveLength(5);
     expect(own).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
@@ -77,7 +80,12 @@ describe('archive-verify function', () => {
             'Fn::Join': ['', [{ 'Fn::GetAtt': [archiveBucket, 'Arn'] }, `/${config.archive!.prefix}/manifests/*`]],
           },
         }),
-        expect.objectContaining({ Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [archiveBucket, 'Arn'] } }),
+        expect.objectContaining({
+          Action: 's3:ListBucket',
+          Resource: { 'Fn::GetAtt': [archiveBucket, 'Arn'] },
+          Condition: { StringLike: { 's3:prefix': `${config.archive!.prefix}/manifests/*` } },
+        }),
+        expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'] }),
         expect.objectContaining({ Action: 'kms:Decrypt', Resource: { 'Fn::GetAtt': [archiveKey, 'Arn'] } }),
         // Its on-failure destination (ScheduledJob).
         expect.objectContaining({ Action: expect.arrayContaining(['sqs:SendMessage']) }),

@@ -1,5 +1,8 @@
 /** lib/deploy-config.ts and bin/app.ts: `cdk synth`/`deploy` take an explicit config, and only a deployable one. */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deployConfigPath, loadDeployConfig, NO_CONFIG_MESSAGE, undeployableBaseUrl } from '../../lib/deploy-config.ts';
 import { ConfigError } from '../../src/config/load.ts';
@@ -49,6 +52,24 @@ describe('deployable service.baseUrl', () => {
     const local = `${ROOT}examples/pulse.config.json`;
     expect(() => loadDeployConfig(local)).toThrow(ConfigError);
     expect(() => loadDeployConfig(local)).toThrow(`${local}: service.baseUrl: http:// is not deployable`);
+  });
+});
+
+describe('deployable archive.keyTemplate', () => {
+  it('refuses, naming the file and the field, a template the archive rights cannot be kept off the other jobs for', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pulse-deploy-config-'));
+    try {
+      const file = join(dir, 'pulse.json');
+      const raw = JSON.parse(readFileSync(PRODUCTION_EXAMPLE, 'utf8'));
+      raw.archive.keyTemplate = '<prefix>/<yyyy>/<mm>/<product>/<fileName>';
+      writeFileSync(file, JSON.stringify(raw));
+      expect(() => loadDeployConfig(file)).toThrow(ConfigError);
+      expect(() => loadDeployConfig(file)).toThrow(
+        `${file}: archive.keyTemplate "<prefix>/<yyyy>/<mm>/<product>/<fileName>": its first folder with a placeholder is "<yyyy>"`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

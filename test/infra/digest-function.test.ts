@@ -33,10 +33,25 @@ describe('digest function', () => {
 
   it('runs hourly and alarms on function errors and on reported job failures', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(5 * * * ? *)' });
+    // Failing every hour is shown (JobFailed, no action); only a failure no earlier run reported notifies.
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'JobFailed',
       Namespace: 'Pulse',
-      Dimensions: [{ Name: 'job', Value: 'digest' }],
+      Dimensions: [
+        { Name: 'job', Value: 'digest' },
+        { Name: 'stack', Value: 'Pulse' },
+      ],
+      AlarmActions: Match.absent(),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'NewFailures',
+      Namespace: 'Pulse',
+      Dimensions: [
+        { Name: 'job', Value: 'digest' },
+        { Name: 'stack', Value: 'Pulse' },
+      ],
+      Statistic: 'Sum',
+      Threshold: 1,
       AlarmActions: Match.anyValue(),
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Namespace: 'AWS/Lambda' });

@@ -1,7 +1,7 @@
 /**
  * Failure paths in the synthesized stack: every way a scheduled run can go missing raises an alarm on the alarm
  * topic — Scheduler could not start it (schedule dead-letter queue), it failed after Lambda's retries (on-failure
- * queue), runs stopped succeeding (heartbeat on Pulse/JobSucceeded), a run came near its timeout, or copy tasks wait
+ * queue), runs stopped finishing (heartbeat on the sample count of Pulse/JobFailed), a run came near its timeout, or copy tasks wait
  * too long in their queue. Also the schedules' time zones and flexible windows (lib/stacks/job-schedules.ts).
  */
 import { type CfnElement, Duration, type Stack } from 'aws-cdk-lib';
@@ -171,13 +171,17 @@ describe('scheduled jobs on EventBridge Scheduler', () => {
     expect(policies).toContain('sqs:SendMessage');
   });
 
-  it.each(SCHEDULED)('$job: heartbeat alarm when no run reported success for $heartbeat hours', (s) => {
+  it.each(SCHEDULED)('$job: heartbeat alarm when no run finished (failed or not) for $heartbeat hours', (s) => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmDescription: Match.stringLikeRegexp(`^Pulse ${s.job}: no successful run in ${s.heartbeat} hours`),
+      AlarmDescription: Match.stringLikeRegexp(`^Pulse ${s.job}: no run finished in ${s.heartbeat} hours`),
       Namespace: 'Pulse',
-      MetricName: 'JobSucceeded',
-      Dimensions: [{ Name: 'job', Value: s.job }],
-      Statistic: 'Sum',
+      // One sample per finished run, whatever it reported: a digest held all week cannot keep this in ALARM.
+      MetricName: 'JobFailed',
+      Dimensions: [
+        { Name: 'job', Value: s.job },
+        { Name: 'stack', Value: 'Pulse' },
+      ],
+      Statistic: 'SampleCount',
       Period: 3600,
       EvaluationPeriods: s.heartbeat,
       DatapointsToAlarm: s.heartbeat,

@@ -4,12 +4,25 @@
  */
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { STATE_KEYS } from '../../lib/stacks/grants.ts';
+import {
+  ARCHIVE_RUN_FOLDERS,
+  archiveObjectPatterns,
+  OTHER_JOBS_FOLDERS,
+  STATE_KEYS,
+  UnnarrowableKeyTemplateError,
+} from '../../lib/stacks/grants.ts';
 import { RUNS_PK } from '../../src/adapters/aws/dynamodb-archive-runs.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
+import { coverageKey } from '../../src/jobs/archive/coverage.ts';
+import { manifestKey } from '../../src/jobs/archive/manifest.ts';
+import { planKey } from '../../src/jobs/archive/plan-store.ts';
+import { digestArchivePrefix } from '../../src/jobs/digest/archive-digest.ts';
 import { digestLedgerKey } from '../../src/jobs/digest/deliver.ts';
+import { reportArchivePrefix } from '../../src/jobs/licenses/archive-report.ts';
 import { licenseAlertLedgerKey } from '../../src/jobs/licenses/ledger-key.ts';
 import { licenseReportLedgerKey } from '../../src/jobs/licenses/run-license-report.ts';
+import { snapshotKey } from '../../src/jobs/licenses/registry-snapshot.ts';
+import { INCOMING } from '../../src/jobs/licenses/sync-upload.ts';
 import { unknownNoticeKey } from '../../src/jobs/unknown-delivery-notice.ts';
 import { productionConfig, synthPulse } from './synth-pulse.ts';
 
@@ -39,19 +52,57 @@ describe('archive prefix', () => {
       const folder = prefix.replace(/\/$/, '');
       const s3 = JSON.stringify(statementsOf(template, 'digest'));
       expect(s3).toContain(folder === '' ? '"/digests/*"' : `"/${folder}/digests/*"`);
-      expect(JSON.stringify(statementsOf(template, 'archive-copy'))).toContain(folder === '' ? '"/*"' : `/${folder}/*`);
+      const copier = JSON.stringify(statementsOf(template, 'archive-copy'));
+      const under = folder === '' ? '' : `${folder}/`;
+      for (const part of ['12345678901', '9876543210', 'runs', 'manifests', 'coverage'])
+        expect(copier).toContain(`"/${under}${part}/*"`);
+      // Nothing under the prefix as a whole: not the digests, not license-sync/incoming.
+      expect(copier).not.toContain(`"/${under}*"`);
     },
   );
 
-  it('also grants the folder of a keyTemplate that does not start with the prefix', () => {
+  it('narrows a keyTemplate that does not start with the prefix to its products too', () => {
     const { template, findings } = withConfig((c) => ({
       ...c,
       archive: { ...c.archive!, prefix: 'acme', keyTemplate: 'exports/<prefix>/<product>/<fileName>' },
     }));
     expect(findings).toEqual([]);
     const text = JSON.stringify(statementsOf(template, 'archive-copy'));
-    expect(text).toContain('"/acme/*"');
-    expect(text).toContain('"/exports/acme/*"');
+    expect(text).toContain('"/acme/runs/*"');
+    expect(text).toContain('"/exports/acme/12345678901/*"');
+    expect(text).not.toContain('"/acme/*"');
+  });
+
+  it('narrows a keyTemplate that starts with the kind to the configured kinds', () => {
+    const patterns = archiveObjectPatterns(
+      { ...productionConfig().archive!, keyTemplate: '<prefix>/<kind>/<product>/<fileName>', kinds: ['exceptions'] },
+      ['1'],
+    );
+    expect(patterns).toEqual(['pulse/exceptions/*', 'pulse/runs/*', 'pulse/manifests/*', 'pulse/coverage/*']);
+  });
+
+  it.each([
+    ['<prefix>/<yyyy>/<product>/<fileName>', 'its first folder with a placeholder is "<yyyy>"'],
+    ['<prefix>/<product>-<kind>/<fileName>', 'its first folder with a placeholder is "<product>-<kind>"'],
+    ['<prefix>/digests/<product>/<fileName>', 'its folder "digests" under the prefix belongs to another job'],
+    ['<prefix>/license-sync/<product>/<fileName>', 'its folder "license-sync" under the prefix belongs to another job'],
+  ])('refuses a keyTemplate the rights cannot be narrowed for: %s', (keyTemplate, why) => {
+    const archive = { ...productionConfig().archive!, keyTemplate };
+    expect(() => archiveObjectPatterns(archive, ['1'])).toThrow(UnnarrowableKeyTemplateError);
+    expect(() => archiveObjectPatterns(archive, ['1'])).toThrow(why);
+  });
+
+  it('the folders it keeps the archive out of are the ones the other jobs write', () => {
+    const prefix = 'pulse';
+    const keys = [
+      digestArchivePrefix(prefix, 'exec', '2026-W47'),
+      snapshotKey(prefix, '1', '2026-11-23'),
+      reportArchivePrefix(prefix, '2026-W47'),
+      `${prefix}/${INCOMING}/1/k.csv`,
+    ];
+    expect(keys.map((k) => k.split('/')[1])).toEqual([...OTHER_JOBS_FOLDERS]);
+    const runKeys = [planKey(prefix, 'r'), manifestKey(prefix, 'r'), coverageKey(prefix, 'r')];
+    expect(runKeys.map((k) => k.split('/')[1])).toEqual([...ARCHIVE_RUN_FOLDERS]);
   });
 });
 

@@ -40,10 +40,25 @@ describe('license report function', () => {
 
   it('runs hourly and alarms on function errors and on reported job failures', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(15 * * * ? *)' });
+    // Failing every hour is shown (JobFailed, no action); only a failure no earlier run reported notifies.
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'JobFailed',
       Namespace: 'Pulse',
-      Dimensions: [{ Name: 'job', Value: 'license-report' }],
+      Dimensions: [
+        { Name: 'job', Value: 'license-report' },
+        { Name: 'stack', Value: 'Pulse' },
+      ],
+      AlarmActions: Match.absent(),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'NewFailures',
+      Namespace: 'Pulse',
+      Dimensions: [
+        { Name: 'job', Value: 'license-report' },
+        { Name: 'stack', Value: 'Pulse' },
+      ],
+      Statistic: 'Sum',
+      Threshold: 1,
       AlarmActions: Match.anyValue(),
     });
   });
@@ -62,7 +77,11 @@ describe('license report function', () => {
           Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
           Condition: {
             'ForAllValues:StringLike': {
-              'dynamodb:LeadingKeys': ['license-report#*', 'notice-unknown#license-report#*'],
+              'dynamodb:LeadingKeys': [
+                'license-report#*',
+                'notice-unknown#license-report#*',
+                'failure-seen#license-report#*',
+              ],
             },
           },
         }),

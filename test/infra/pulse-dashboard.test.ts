@@ -1,6 +1,6 @@
 /**
- * The operator's dashboard, synthesized in a tiny stack of its own: the jobs' `Pulse` metrics (runs, failed, sent,
- * archived, one line per job by search), each function's duration, errors and throttles, the copy queue's depth and
+ * The operator's dashboard, synthesized in a tiny stack of its own: the jobs' `Pulse` metrics of this stack (runs,
+ * failed, new failures, sent, archived, bounced: one line per job by search), each function's duration, errors and throttles, the copy queue's depth and
  * oldest message, dead letters, the alarms' state, and a console URL ready for an output.
  */
 import { App, CfnOutput, Stack } from 'aws-cdk-lib';
@@ -13,9 +13,11 @@ import { describe, expect, it } from 'vitest';
 import { PulseDashboard, type PulseDashboardProps } from '../../lib/constructs/pulse-dashboard.ts';
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 
+const stackName = 'DashboardTest';
+
 function synth(extra: (stack: Stack) => Partial<PulseDashboardProps> = () => ({})) {
   const app = new App();
-  const stack = new Stack(app, 'DashboardTest', { env: { account: '123456789012', region: 'eu-central-1' } });
+  const stack = new Stack(app, stackName, { env: { account: '123456789012', region: 'eu-central-1' } });
   const fn = (id: string) =>
     new LambdaFunction(stack, id, {
       runtime: Runtime.NODEJS_24_X,
@@ -44,17 +46,27 @@ describe('PulseDashboard', () => {
     for (const [metric, statistic] of [
       ['JobFailed', 'SampleCount'],
       ['JobFailed', 'Sum'],
+      ['NewFailures', 'Sum'],
       ['Sent', 'Sum'],
       ['Archived', 'Sum'],
+      ['Bounced', 'Sum'],
     ])
-      expect(body).toContain(`SEARCH('{Pulse,job} MetricName=\\"${metric}\\"', '${statistic}', 3600)`);
-    for (const title of ['Runs per job', 'Failed runs per job', 'Emails sent per job', 'Files archived'])
+      expect(body).toContain(
+        `SEARCH('{Pulse,job,stack} stack=\\"${stackName}\\" MetricName=\\"${metric}\\"', '${statistic}', 3600)`,
+      );
+    for (const title of [
+      'Runs per job',
+      'Failed runs per job',
+      'New failures per job',
+      'Emails sent per job',
+      'Files archived',
+    ])
       expect(body).toContain(title);
   });
 
   it('graphs the metrics the functions print (jobMetricLine): Sent from sent or emails, Archived from archived', () => {
     const metrics = (job: string, counts: Record<string, number>, ok = true) => {
-      const line = JSON.parse(jobMetricLine({ job, ok, counts, outputs: [], errors: [] }, 0));
+      const line = JSON.parse(jobMetricLine({ job, ok, counts, outputs: [], errors: [] }, { now: 0 }));
       const names = line._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string }) => m.Name);
       return Object.fromEntries(names.map((n: string) => [n, line[n]]));
     };
@@ -90,6 +102,7 @@ describe('PulseDashboard', () => {
     expect(body).toContain('"AWS/SQS","ApproximateAgeOfOldestMessage"');
     expect(body).toContain('"label":"CopyDeadLetters"');
     expect(body).toContain('"type":"alarm"');
+    expect(body).toContain('"sortBy":"stateUpdatedTimestamp"');
     expect(body).toContain('Alarms go to the SNS topic');
   });
 

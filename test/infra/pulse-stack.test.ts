@@ -251,7 +251,10 @@ describe('license sync function', () => {
   it('alarms on function errors and on reported job failures; cdk-nag is clean', () => {
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'JobFailed',
-      Dimensions: [{ Name: 'job', Value: 'licenses-sync' }],
+      Dimensions: [
+        { Name: 'job', Value: 'licenses-sync' },
+        { Name: 'stack', Value: 'Pulse' },
+      ],
     });
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmDescription: 'Pulse license-sync: the function failed',
@@ -306,14 +309,28 @@ describe('license alerts function', () => {
     t.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'JobFailed',
       Namespace: 'Pulse',
-      Dimensions: [{ Name: 'job', Value: 'license-alerts' }],
+      Dimensions: [
+        { Name: 'job', Value: 'license-alerts' },
+        { Name: 'stack', Value: 'Pulse' },
+      ],
+      AlarmActions: Match.absent(),
+    });
+    t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'NewFailures',
+      Dimensions: [
+        { Name: 'job', Value: 'license-alerts' },
+        { Name: 'stack', Value: 'Pulse' },
+      ],
+      AlarmActions: Match.anyValue(),
     });
   });
 
   it('may read its secret, touch only license-alert ledger items, send only from the configured address', () => {
     const policy = policyOf();
     expect(policy).toContain('secretsmanager:GetSecretValue');
-    expect(policy).toContain('"dynamodb:LeadingKeys":["license-alert#*","notice-unknown#license-alerts#*"]');
+    expect(policy).toContain(
+      '"dynamodb:LeadingKeys":["license-alert#*","notice-unknown#license-alerts#*","failure-seen#license-alerts#*"]',
+    );
     expect(policy).not.toMatch(/dynamodb:(Scan|Query|BatchWriteItem|\*)/);
     expect(policy).toContain('"ses:FromAddress":"pulse@example.com"');
     expect(policy).not.toMatch(/"s3:/);

@@ -16,6 +16,8 @@
  * - `read` streams an object (GetObject's body as it arrives), for hashing an archived object of any size.
  * - `list` does not return user metadata (S3 listings carry none): call `head` for it. S3 returns metadata keys
  *   lower-cased.
+ * - A missing key is `undefined` from `head`, `get` and `read`, whether S3 answers 404 or, to a caller whose
+ *   ListBucket is limited to prefixes, 403 (then one listing of that key decides: `#missing`).
  * - Every key is checked against the archive key rule (src/ports/archive-key.ts) before any request: the last line
  *   behind the key builders, since s3rver stores a key as a path under the work directory.
  * - `linkTo` builds `${publicBaseUrl}/${key}` when a public base URL is configured (locally: s3rver serves objects
@@ -166,7 +168,7 @@ export class S3ArchiveStore implements ArchiveStore {
       const res = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: checkedKey(key) }));
       return stored(key, res.ContentLength ?? 0, res.Metadata ?? {}, res.VersionId);
     } catch (e) {
-      if (isNotFound(e)) return undefined;
+      if (await this.#missing(key, e)) return undefined;
       throw e;
     }
   }
@@ -176,7 +178,7 @@ export class S3ArchiveStore implements ArchiveStore {
       const res = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: checkedKey(key) }));
       return res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
     } catch (e) {
-      if (isNotFound(e)) return undefined;
+      if (await this.#missing(key, e)) return undefined;
       throw e;
     }
   }
@@ -194,7 +196,7 @@ export class S3ArchiveStore implements ArchiveStore {
       const body = (res.Body as Readable | undefined) ?? Readable.from([]);
       return { ...stored(key, res.ContentLength ?? 0, res.Metadata ?? {}, res.VersionId), body };
     } catch (e) {
-      if (isNotFound(e)) return undefined;
+      if (await this.#missing(key, e)) return undefined;
       throw e;
     }
   }
@@ -224,6 +226,19 @@ export class S3ArchiveStore implements ArchiveStore {
   async linkTo(key: string): Promise<string> {
     if (this.#publicBaseUrl === undefined) return `s3://${this.#bucket}/${key}`;
     return `${this.#publicBaseUrl}/${key.split('/').map(encodeURIComponent).join('/')}`;
+  }
+
+  /**
+   * Whether a failed HEAD or GET means the key is missing. S3 answers 404 for a missing key only to a caller that may
+   * list the whole bucket; the functions may list only their own prefixes (lib/stacks/pulse-stack.ts), and to them a
+   * missing key is 403, like a refused one. Listing that one key tells the two apart (MaxKeys 1: the key itself
+   * sorts before every longer key it prefixes).
+   */
+  async #missing(key: string, e: unknown): Promise<boolean> {
+    if (isNotFound(e)) return true;
+    if (statusOf(e) !== 403) return false;
+    const page = await this.#client.send(new ListObjectsCommand({ Bucket: this.#bucket, Prefix: key, MaxKeys: 1 }));
+    return !(page.Contents ?? []).some((o) => o.Key === key);
   }
 
   #exists(key: string): ObjectExistsError {
