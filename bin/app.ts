@@ -3,12 +3,14 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { deployConfigPath, loadDeployConfig } from '../lib/deploy-config.ts';
 import { PulseStack } from '../lib/stacks/pulse-stack.ts';
 import { ConfigError } from '../src/config/load.ts';
+import { deployNames } from '../src/config/schema.ts';
 
 const app = new App();
 try {
   // Always named (`-c config=FILE` or $PULSE_CONFIG), never a default file: see lib/deploy-config.ts.
   const config = loadDeployConfig(deployConfigPath(app.node.tryGetContext('config'), process.env));
-  new PulseStack(app, 'Pulse', { config });
+  // The construct id is the stack's name (deploy.stackName): `cdk deploy <name>` selects it.
+  new PulseStack(app, deployNames(config).stackName, { config });
 } catch (e) {
   if (!(e instanceof ConfigError)) throw e;
   // One line naming the file and field, not a stack trace through the CDK app.

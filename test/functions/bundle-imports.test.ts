@@ -43,6 +43,10 @@ describe('function bundles load only the SDK clients their job calls', () => {
       true,
     ],
     ['license-sync', ['client-s3', 'client-secrets-manager'], false],
+    // The deploy-time custom resource of the credentials secret: Secrets Manager only.
+    ['secret-setup', ['client-secrets-manager'], false],
+    // Secrets Manager for an SMTP transport's credentials secret; no S3, no Reporting Service.
+    ['mail-events', ['client-dynamodb', 'client-secrets-manager', 'client-sesv2', 'lib-dynamodb'], true],
   ] as const)(
     '%s',
     async (fn, sdk, nodemailer) => {

@@ -26,7 +26,9 @@ describe('digest function', () => {
 
   it('gets credentials only from the stack secret, never from environment variables', () => {
     const env = digestFunction().Properties.Environment.Variables;
-    expect(env.PULSE_SERVICE_SECRET_ARN).toEqual({ Ref: expect.stringMatching(/^ReportingServiceCredentials/) });
+    expect(env.PULSE_SERVICE_SECRET_ARN).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/^ReportingServiceCredentials/), 'Arn'],
+    });
     expect(stack.digest!.bundledConfig).toContain('"source": "secretsManager"');
     expect(JSON.stringify(env)).not.toContain('PULSE_PASSWORD');
   });

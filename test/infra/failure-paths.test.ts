@@ -197,7 +197,7 @@ describe('scheduled jobs on EventBridge Scheduler', () => {
 describe('duration and queue age alarms', () => {
   it('alarms per function when its slowest run of the hour took at least 90 % of its timeout', () => {
     const fns = byType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.PULSE_JOB);
-    expect(fns.length).toBe(7); // with archive-verify
+    expect(fns.length).toBe(8); // with archive-verify and the deploy-time secret setup
     for (const [id, fn] of fns)
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/Lambda',

@@ -25,21 +25,14 @@ describe('operator basics', () => {
     expect(body).toContain('ApproximateAgeOfOldestMessage');
   });
 
-  it('creates the secret with the placeholder user name the functions refuse', () => {
-    const secret = Object.values(template.findResources('AWS::SecretsManager::Secret'))[0]!;
-    expect(JSON.parse(secret.Properties.GenerateSecretString.SecretStringTemplate)).toEqual({
-      userName: PLACEHOLDER_USER_NAME,
-    });
-  });
-
-  it('creates the credentials secret under deploy.secretName (default pulse/reporting-service)', () => {
-    template.hasResourceProperties('AWS::SecretsManager::Secret', { Name: 'pulse/reporting-service' });
+  it('names the credentials secret deploy.secretName, by default after the stack (pulse/reporting-service)', () => {
+    template.hasResourceProperties('Custom::PulseReportingServiceSecret', { SecretName: 'pulse/reporting-service' });
     const config = {
       ...productionConfig(),
-      deploy: { secretName: 'acme/pulse/reporting', cloudTrailDataEvents: false },
+      deploy: { stackName: 'Pulse', secretName: 'acme/pulse/reporting', cloudTrailDataEvents: false },
     };
     const other = synthPulse({ props: { config } }).template;
-    other.hasResourceProperties('AWS::SecretsManager::Secret', { Name: 'acme/pulse/reporting' });
+    other.hasResourceProperties('Custom::PulseReportingServiceSecret', { SecretName: 'acme/pulse/reporting' });
     expect(other.toJSON().Outputs.ReportingServiceSecretName.Value).toBe('acme/pulse/reporting');
     // The functions' bundles name it; the exact ARN comes from the environment.
     const { deploy: _d, ...withoutDeploy } = productionConfig();
@@ -54,8 +47,70 @@ describe('operator basics', () => {
       TopicArn: { Ref: Match.stringLikeRegexp('^AlarmsTopic') },
     });
     const { deploy: _d, ...withoutDeploy } = productionConfig();
-    expect(synthPulse({ props: { config: withoutDeploy } }).template.findResources('AWS::SNS::Subscription')).toEqual(
-      {},
+    const bare = synthPulse({ props: { config: withoutDeploy } });
+    expect(bare.template.findResources('AWS::SNS::Subscription')).toEqual({});
+    // Nobody would hear an alarm: the synth says so (and `pulse doctor` checks the deployed topic).
+    expect(bare.warnings).toEqual(['Construct Annotations Annotation::pulse:alarms-unsubscribed warning Pulse']);
+    expect(synthPulse().warnings).toEqual([]);
+  });
+});
+
+describe('two stacks in one account', () => {
+  const named = (stackName: string) => {
+    const config = productionConfig();
+    return { ...config, deploy: { ...config.deploy!, stackName } };
+  };
+  const eu = synthPulse({ props: { config: named('Pulse-eu') } });
+  const us = synthPulse({ props: { config: named('Pulse-us') } });
+
+  /** Properties that give a resource a name unique in the account and region (CloudFormation generates the rest). */
+  const NAME_PROPERTIES = new Set([
+    'Name',
+    'SecretName',
+    'BucketName',
+    'TableName',
+    'QueueName',
+    'TopicName',
+    'FunctionName',
+    'AlarmName',
+    'DashboardName',
+    'TrailName',
+    'LogGroupName',
+    'RoleName',
+    'ConfigurationSetName',
+  ]);
+  const fixedNames = (t: typeof eu.template): string[] => {
+    const resources = t.toJSON().Resources as Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+    return Object.values(resources).flatMap((r) =>
+      Object.entries(r.Properties ?? {})
+        .filter(([key, value]) => NAME_PROPERTIES.has(key) && typeof value === 'string')
+        .map(([key, value]) => `${r.Type} ${key}=${value}`),
     );
+  };
+
+  it('take their names from deploy.stackName and share no fixed name', () => {
+    expect(eu.stack.stackName).toBe('Pulse-eu');
+    expect(us.stack.stackName).toBe('Pulse-us');
+    const euNames = fixedNames(eu.template);
+    expect(euNames).toContain('Custom::PulseReportingServiceSecret SecretName=pulse-eu/reporting-service');
+    expect(euNames).toContain('AWS::Scheduler::Schedule Name=Pulse-eu-digest');
+    const clash = euNames.filter((n) => fixedNames(us.template).includes(n));
+    expect(clash).toEqual([]);
+    expect(eu.findings).toEqual([]);
+    expect(us.findings).toEqual([]);
+  });
+
+  it("keep their metrics and alarms apart: each alarms on its own stack's job metrics, and only its alarms may publish", () => {
+    eu.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'NewFailures',
+      Dimensions: [
+        { Name: 'job', Value: 'digest' },
+        { Name: 'stack', Value: 'Pulse-eu' },
+      ],
+    });
+    eu.template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ PULSE_JOB: 'digest', PULSE_STACK_NAME: 'Pulse-eu' }) },
+    });
+    expect(JSON.stringify(eu.template.findResources('AWS::SNS::TopicPolicy'))).toContain(':alarm:Pulse-eu-*');
   });
 });

@@ -115,15 +115,58 @@ describe('state table', () => {
 });
 
 describe('Reporting Service secret', () => {
-  it('generates the password in AWS, so the template holds no secret value', () => {
-    template.hasResourceProperties('AWS::SecretsManager::Secret', {
-      GenerateSecretString: Match.objectLike({
-        SecretStringTemplate: JSON.stringify({ userName: 'pulse-placeholder' }),
-        GenerateStringKey: 'password',
-      }),
-      SecretString: Match.absent(),
+  it('is set up at deploy time by its own custom resource, so the template holds no secret value', () => {
+    template.hasResourceProperties('Custom::PulseReportingServiceSecret', {
+      SecretName: 'pulse/reporting-service',
+      StackName: 'Pulse',
+      ServiceToken: { 'Fn::GetAtt': [logicalId(stack.secretSetup.fn), 'Arn'] },
     });
-    expect(template.toJSON().Resources[logicalId(stack.reportingServiceSecret)]).toMatchObject(retained);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/SecretString|GenerateSecretString/);
+  });
+
+  it('lets the setup function describe, create, restore and tag that one secret name, nothing else', () => {
+    const role = template.toJSON().Resources[logicalId(stack.secretSetup.fn)].Properties.Role['Fn::GetAtt'][0];
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === role))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement);
+    const secrets = statements.filter((st) => JSON.stringify(st.Action).includes('secretsmanager:'));
+    expect(secrets).toEqual([
+      {
+        Action: [
+          'secretsmanager:CreateSecret',
+          'secretsmanager:DescribeSecret',
+          'secretsmanager:RestoreSecret',
+          'secretsmanager:TagResource',
+        ],
+        Effect: 'Allow',
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':secretsmanager:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':secret:pulse/reporting-service-??????',
+            ],
+          ],
+        },
+      },
+    ]);
+    expect(JSON.stringify(statements)).not.toMatch(/GetSecretValue|PutSecretValue|DeleteSecret/);
+  });
+
+  it("gives the functions the secret's exact ARN, as the custom resource answers it", () => {
+    const secretResource = Object.keys(template.findResources('Custom::PulseReportingServiceSecret'))[0]!;
+    const env = template.findResources('AWS::Lambda::Function', {
+      Properties: { Environment: { Variables: Match.objectLike({ PULSE_JOB: 'digest' }) } },
+    });
+    expect(Object.values(env)[0]!.Properties.Environment.Variables.PULSE_SERVICE_SECRET_ARN).toEqual({
+      'Fn::GetAtt': [secretResource, 'Arn'],
+    });
   });
 });
 

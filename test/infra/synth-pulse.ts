@@ -38,8 +38,19 @@ export function synthPulse(options: SynthOptions = {}) {
   options.extend?.(stack);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   const assembly = app.synth();
-  return { stack, template: Template.fromStack(stack), findings: readFindings(assembly.directory) };
+  const reported = readFindings(assembly.directory);
+  return {
+    stack,
+    template: Template.fromStack(stack),
+    /** cdk-nag's findings (AwsSolutions, Serverless). */
+    findings: reported.filter((f) => !f.startsWith(ANNOTATIONS)),
+    /** The stack's own synth warnings, e.g. "pulse:alarms-unsubscribed". */
+    warnings: reported.filter((f) => f.startsWith(ANNOTATIONS)),
+  };
 }
+
+/** The plugin name under which the validation report carries the constructs' annotations (not cdk-nag's). */
+const ANNOTATIONS = 'Construct Annotations';
 
 /**
  * cdk-nag v3 emits no annotations: it is a policy-validation plugin whose unacknowledged
