@@ -30,8 +30,20 @@ export const DIGEST_SECTIONS = [
 
 /** Where archive keys start when the config names no `archive.prefix`. */
 export const DEFAULT_ARCHIVE_PREFIX = 'pulse';
-/** The stack's Reporting Service secret when `deploy.secretName` is not set. */
-export const DEFAULT_SECRET_NAME = 'pulse/reporting-service';
+/** The CloudFormation stack's name when `deploy.stackName` is not set. */
+export const DEFAULT_STACK_NAME = 'Pulse';
+/**
+ * The stack's Reporting Service secret when `deploy.secretName` is not set: one per stack, so two stacks in one
+ * account never share (or collide on) it; `pulse/reporting-service` for the default stack name.
+ */
+export const defaultSecretName = (stackName: string) => `${stackName.toLowerCase()}/reporting-service`;
+export const DEFAULT_SECRET_NAME = defaultSecretName(DEFAULT_STACK_NAME);
+
+/** The deployed stack's names: its own, and its credentials secret's (the defaults above when the config is silent). */
+export function deployNames(config: { deploy?: { stackName?: string; secretName?: string | undefined } | undefined }) {
+  const stackName = config.deploy?.stackName ?? DEFAULT_STACK_NAME;
+  return { stackName, secretName: config.deploy?.secretName ?? defaultSecretName(stackName) };
+}
 
 export const ARCHIVE_KINDS = ['customEvents', 'exceptions', 'rawEvents', 'clientData'] as const;
 /** S3 Object Lock accepts a default retention of at most 100 years. */
@@ -91,7 +103,17 @@ const Mail = z.strictObject({
   from: Email,
   transport: z
     .discriminatedUnion('kind', [
-      z.strictObject({ kind: z.literal('ses'), region: z.string().optional() }),
+      z.strictObject({
+        kind: z.literal('ses'),
+        region: z.string().optional(),
+        configurationSet: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - (an SES configuration set name), at most 64')
+          .optional()
+          .describe(
+            'SES configuration set every email is sent with, whose bounce, complaint and reject events Pulse reads (the stack sets its own)',
+          ),
+      }),
       z.strictObject({
         kind: z.literal('smtp'),
         host: z.string().min(1),
@@ -182,6 +204,14 @@ export const Archive = z.strictObject({
 
 /** What only the CDK app reads: names and subscriptions of the deployed stack (README "Configuration"). */
 const Deploy = z.strictObject({
+  stackName: z
+    .string()
+    .regex(
+      /^[A-Za-z][A-Za-z0-9-]{0,63}$/,
+      'a letter, then letters, digits and - (a CloudFormation stack name), at most 64 characters',
+    )
+    .default(DEFAULT_STACK_NAME)
+    .describe('name of the CloudFormation stack; two Pulse stacks in one account and region need different names'),
   secretName: z
     .string()
     .regex(/^[A-Za-z0-9/_+=.@-]{1,512}$/, 'letters, digits and /_+=.@- (a Secrets Manager name), at most 512')
@@ -189,9 +219,9 @@ const Deploy = z.strictObject({
     .refine((name) => !/-[A-Za-z0-9]{6}$/.test(name), {
       message: 'must not end in "-" and six characters (Secrets Manager would read them as an ARN suffix)',
     })
-    .default(DEFAULT_SECRET_NAME)
+    .optional()
     .describe(
-      'name of the Reporting Service credentials secret the stack creates; operators put the credentials there',
+      'name of the Reporting Service credentials secret the stack creates (default <stackName in lower case>/reporting-service); operators put the credentials there',
     ),
   alarmEmail: Email.optional().describe('subscribed to the alarm topic (confirm the email AWS sends after deploy)'),
   cloudTrailDataEvents: z
