@@ -12,6 +12,7 @@
  */
 import { getHeapSpaceStatistics } from 'node:v8';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../src/adapters/aws/dynamodb-ledger.ts';
+import { DynamoDbSuppressionList } from '../src/adapters/aws/dynamodb-suppressions.ts';
 import { smtpMailer } from '../src/adapters/mail/nodemailer-mailer.ts';
 import { reportingClientFor } from '../src/app/service-client.ts';
 import type { ReportingClient } from '../src/client/index.ts';
@@ -163,6 +164,8 @@ export async function measureAlerts(
   const client = reportingClientFor(config.service, credentials, quiet);
   const db = dynamoDocumentClientFor({ endpoint: peers.dynamoEndpoint });
   const ledger = new DynamoDbLedger({ client: db, tableName: peers.tableName });
+  // As the function has it (src/app/runtime/state-table.ts): the suppression list in the ledger's table.
+  const suppressions = new DynamoDbSuppressionList({ client: db, tableName: peers.tableName });
   const mailer = smtpMailer({ host: '127.0.0.1', port: peers.smtpPort, secure: false });
   const liveHeapStartMb = liveHeapMb();
   const startRssMb = peakRssMb();
@@ -171,6 +174,7 @@ export async function measureAlerts(
     client,
     mailer,
     ledger,
+    suppressions,
     clock: fixedClock(`${TODAY}T12:00:00Z`),
     logger: quiet,
   });

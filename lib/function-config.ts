@@ -22,6 +22,9 @@ export const FUNCTION_CONFIG_SECTIONS = {
   'license-report': ['service', 'products', 'mail', 'archive', 'licenses'],
   // The sync reads the archive's prefix and the products; it sends nothing, so no license recipients.
   'license-sync': ['service', 'products', 'mail', 'archive'],
+  // The owners of what bounced (digests[].owner, licenses.owner) and the names its notices give each delivery;
+  // service and products only because the schema requires them (it calls no service).
+  'mail-events': ['service', 'products', 'mail', 'digests', 'licenses'],
 } as const satisfies Record<string, readonly Section[]>;
 
 export type PulseFunctionName = keyof typeof FUNCTION_CONFIG_SECTIONS;

@@ -1,5 +1,5 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, type IAlarm, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -15,10 +15,10 @@ export interface EncryptedAlarmTopicProps {
  *
  * - The AWS-managed `alias/aws/sns` key cannot be used: its policy does not admit CloudWatch, so alarm notifications
  *   would be silently dropped. A customer-managed key is required, and its policy admits CloudWatch.
- * - The topic's own policy admits CloudWatch too: as soon as anything (an EventBridge target, a TLS-only rule) gives
- *   the topic a policy, that policy replaces SNS's default one, which let the account's services publish. Without
- *   this statement every alarm would fire into nothing. Only alarms of this stack's account, named like the alarms
- *   CloudFormation creates for this stack (`<stack name>-…`), may publish (confused-deputy guard).
+ * - The topic's own policy admits CloudWatch too (`admitAlarms`): as soon as anything (an EventBridge target, a
+ *   TLS-only rule) gives the topic a policy, that policy replaces SNS's default one, which let the account's services
+ *   publish. Without this statement every alarm would fire into nothing. Only the stack's own alarms, by ARN, may
+ *   publish (confused-deputy guard).
  * - `allowEventRule` admits one EventBridge rule the same way (by its ARN).
  * - `NotificationsFailed`: SNS could not deliver a notification to a subscriber (an email address that bounces, an
  *   endpoint that is down). It notifies the same topic, so it reaches the subscribers that still work, and the
@@ -31,7 +31,6 @@ export class EncryptedAlarmTopic extends Construct {
 
   constructor(scope: Construct, id: string, props: EncryptedAlarmTopicProps) {
     super(scope, id);
-    const stack = Stack.of(this);
     this.encryptionKey = new Key(this, 'Key', {
       description: `Encrypts the ${props.displayName} SNS topic`,
       enableKeyRotation: true,
@@ -47,26 +46,6 @@ export class EncryptedAlarmTopic extends Construct {
       masterKey: this.encryptionKey,
       enforceSSL: true,
     });
-    this.topic.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'CloudWatchAlarmsOfThisStack',
-        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({
-              service: 'cloudwatch',
-              resource: 'alarm',
-              resourceName: `${stack.stackName}-*`,
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          },
-        },
-      }),
-    );
-
     this.notificationsFailed = new Alarm(this, 'NotificationsFailed', {
       alarmDescription: `Pulse alarms: SNS could not deliver an alarm notification to a subscriber (see the topic's subscriptions)`,
       metric: this.topic.metricNumberOfNotificationsFailed({ statistic: 'Sum', period: Duration.minutes(5) }),
@@ -76,6 +55,26 @@ export class EncryptedAlarmTopic extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     this.notificationsFailed.addAlarmAction(new SnsAction(this.topic));
+  }
+
+  /**
+   * Lets these CloudWatch alarms publish, by their exact ARNs (a name pattern like `<stack>-*` would also admit the
+   * alarms of a stack whose name starts with this one's). Call once, with every alarm of the stack.
+   */
+  admitAlarms(alarms: readonly IAlarm[]): void {
+    const stack = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'CloudWatchAlarmsOfThisStack',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnEquals: { 'aws:SourceArn': alarms.map((a) => a.alarmArn) },
+        },
+      }),
+    );
   }
 
   /** Lets one EventBridge rule publish (and encrypt with the topic's key). */

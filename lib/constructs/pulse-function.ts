@@ -48,19 +48,19 @@ const PROJECT_ROOT = new URL('../..', import.meta.url).pathname;
 export const NEAR_TIMEOUT_SHARE = 0.9;
 
 /**
- * A job's `Pulse/JobFailed`, `JobSucceeded` or `NewFailures` metric of this stack (printed per run by
+ * A job's `Pulse` metric of this stack (`JobFailed`, `NewFailures`, `Bounced`, …: printed per run by
  * src/app/job-metric.ts), summed; the sample count of `JobFailed` is the number of runs that finished.
  */
 export function jobMetric(
   scope: Construct,
-  name: 'failed' | 'succeeded' | 'newFailures',
+  metricName: string,
   job: string,
   period: Duration,
   statistic: 'Sum' | 'SampleCount' = 'Sum',
 ): Metric {
   return new Metric({
     namespace: JOB_METRICS.namespace,
-    metricName: JOB_METRICS[name],
+    metricName,
     dimensionsMap: { [JOB_METRICS.stackDimension]: Stack.of(scope).stackName, [JOB_METRICS.dimension]: job },
     statistic,
     period,
@@ -163,7 +163,7 @@ export class PulseFunction extends Construct {
     const newOnly = props.notifyOn === 'newFailure';
     const jobFailed = new Alarm(this, 'JobFailed', {
       alarmDescription: `Pulse ${job}: ${meaning}${newOnly ? ' (state only: NewFailure notifies)' : ''}`,
-      metric: jobMetric(this, 'failed', job, Duration.hours(1)),
+      metric: jobMetric(this, JOB_METRICS.failed, job, Duration.hours(1)),
       threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -175,7 +175,7 @@ export class PulseFunction extends Construct {
     }
     new Alarm(this, 'NewFailure', {
       alarmDescription: `Pulse ${job}: a new failure, not reported by an earlier run (see the log's errors); back to OK the next hour`,
-      metric: jobMetric(this, 'newFailures', job, Duration.hours(1)),
+      metric: jobMetric(this, JOB_METRICS.newFailures, job, Duration.hours(1)),
       threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -17,6 +17,8 @@ export interface QueueWorkerProps {
   readonly alarmTopic: ITopic;
   readonly timeout: Duration;
   readonly memorySize?: number;
+  /** Files copied next to the bundle (e.g. compiled email templates): source path → file name in the asset. */
+  readonly assets?: Record<string, string>;
   /** Messages per invocation. */
   readonly batchSize: number;
   /** Invocations at once: bounds the load (and the sessions) on the Reporting Service. */
@@ -54,11 +56,12 @@ export class QueueWorker extends Construct {
       retentionPeriod: Duration.days(4),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 3 },
     });
-    const { handler, environment, config, alarmTopic, timeout, memorySize } = props;
+    const { handler, environment, config, alarmTopic, timeout, memorySize, assets } = props;
     const worker = new PulseFunction(this, 'Worker', {
       handler,
       environment,
       ...(config !== undefined ? { config } : {}),
+      ...(assets !== undefined ? { assets } : {}),
       alarmTopic,
       timeout,
       ...(memorySize !== undefined ? { memorySize } : {}),

@@ -6,6 +6,7 @@ import { Schedule, type ScheduleExpression, ScheduleTargetInput, TimeWindow } fr
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { JOB_METRICS } from '../../src/app/job-metric.ts';
 import { jobMetric, PulseFunction, type PulseFunctionProps } from './pulse-function.ts';
 
 /** When a job runs and how its missed runs are handled (lib/stacks/job-schedules.ts has one per job). */
@@ -157,7 +158,7 @@ export class ScheduledJob extends PulseFunction {
     // JobFailed / NewFailure alarms' to report, and must not keep this one in ALARM, hiding a schedule that stops.
     new Alarm(this, 'Heartbeat', {
       alarmDescription: `Pulse ${job}: no run finished in ${heartbeatHours} hours (runs not happening, or not finishing)`,
-      metric: jobMetric(this, 'failed', job, Duration.hours(1), 'SampleCount'),
+      metric: jobMetric(this, JOB_METRICS.failed, job, Duration.hours(1), 'SampleCount'),
       threshold: 1,
       evaluationPeriods: heartbeatHours,
       datapointsToAlarm: heartbeatHours,

@@ -29,6 +29,23 @@ export const STATE_KEYS = {
   archiveRuns: ['archive-runs', 'archive-run#*'],
 } as const;
 
+/**
+ * The mail events' items (src/jobs/mail-events/, src/adapters/aws/dynamodb-suppressions.ts): every mailing function
+ * reads the suppression list before it claims (GetItem); only the mail-events function adds to it (a conditional
+ * put), records an event on a delivery's ledger record (a conditional update of the senders' delivery items, never
+ * a new one) and sends the owner's notice (`notice-mail#…`, at most once). Clearing and listing are operators' (their
+ * own credentials: `pulse mail clear-suppression`, `pulse doctor`).
+ */
+export const SUPPRESSION_KEYS = ['mail-suppressed'] as const;
+export const MAIL_EVENTS_STATE = [
+  { actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], keys: SUPPRESSION_KEYS },
+  { actions: LEDGER_ACTIONS, keys: ['notice-mail#*'] },
+  {
+    actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    keys: ['digest#*', 'digest-held#*', 'digest-preview#*', 'license-alert#*', 'license-report#*', 'notice-unknown#*'],
+  },
+] as const;
+
 /** The object-key pattern of everything under `<prefix>/<parts…>/`; the whole bucket for an empty prefix. */
 export function objectsUnder(prefix: string, ...parts: string[]): string {
   return trimPrefix(prefix) === '' && parts.length === 0 ? '*' : `${folderUnder(prefix, ...parts)}*`;
@@ -51,11 +68,16 @@ export class UnnarrowableKeyTemplateError extends Error {
  * Where the archive functions (plan step and copiers) read and write, and nothing else: the exports where
  * `archive.keyTemplate` puts them, narrowed to the configured products (or kinds) by the template's first folder
  * with a placeholder, so no pattern reaches another job's folder (`<prefix>/license-sync/incoming/` would trigger
- * writes into the service's license registry); and the archive's run records (plan, manifests, coverage).
+ * writes into the service's license registry); the plans (`runs/`); and what finishing a run writes (`manifests/`,
+ * `coverage/`). The plan step writes plans and, finishing a stale run, manifests; the copiers write exports and
+ * manifests and read the plans.
  */
-export function archiveObjectPatterns(archive: ArchiveConfig, productIds: readonly string[]): string[] {
-  const runs = ARCHIVE_RUN_FOLDERS.map((folder) => objectsUnder(archive.prefix, folder));
-  return [...new Set([...exportPatterns(archive, productIds), ...runs])];
+export function archiveObjectPatterns(
+  archive: ArchiveConfig,
+  productIds: readonly string[],
+): { exports: string[]; plans: string[]; finished: string[] } {
+  const [plans, ...finished] = ARCHIVE_RUN_FOLDERS.map((folder) => objectsUnder(archive.prefix, folder));
+  return { exports: exportPatterns(archive, productIds), plans: [plans!], finished };
 }
 
 function exportPatterns(archive: ArchiveConfig, productIds: readonly string[]): string[] {

@@ -6,6 +6,7 @@ import {
   RemovalPolicy,
   Stack,
   type StackProps,
+  Token,
   Validations,
 } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -33,6 +34,7 @@ import {
 import { ArchiveDataEventsTrail } from '../constructs/archive-data-events-trail.ts';
 import { EncryptedAlarmTopic } from '../constructs/encrypted-alarm-topic.ts';
 import { KeyDeletionAlarm } from '../constructs/key-deletion-alarm.ts';
+import { MailEvents } from '../constructs/mail-events.ts';
 import { PulseDashboard } from '../constructs/pulse-dashboard.ts';
 import { PulseFunction } from '../constructs/pulse-function.ts';
 import { QueueWorker } from '../constructs/queue-worker.ts';
@@ -40,13 +42,15 @@ import { ReportingServiceSecret } from '../constructs/reporting-service-secret.t
 import { ScheduledJob } from '../constructs/scheduled-job.ts';
 import { WriteOnceArchiveBucket } from '../constructs/write-once-archive-bucket.ts';
 import { functionConfig, type PulseFunctionName } from '../function-config.ts';
-import { FUNCTION_MEMORY_MB } from './function-memory.ts';
+import { DIGEST_TIMEOUT_SECONDS, FUNCTION_MEMORY_MB } from './function-memory.ts';
 import {
   ARCHIVE_RUN_ACTIONS,
   archiveObjectPatterns,
   LEDGER_ACTIONS,
+  MAIL_EVENTS_STATE,
   objectsUnder,
   STATE_KEYS,
+  SUPPRESSION_KEYS,
   secretResourcePattern,
   senderIdentities,
 } from './grants.ts';
@@ -59,6 +63,9 @@ import {
 } from './job-schedules.ts';
 import { acknowledge, nagText } from './nag.ts';
 import { copierConcurrency, LICENSE_SYNC_SESSIONS } from './session-budget.ts';
+
+/** The functions that send email (through deliverOnce), so get the SES configuration set. */
+const MAILING_FUNCTIONS: ReadonlySet<string> = new Set(['digest', 'license-alerts', 'license-report', 'mail-events']);
 
 /** The synth warning of a stack whose alarm topic nobody is subscribed to. */
 export const NO_ALARM_SUBSCRIBER =
@@ -93,6 +100,8 @@ export class PulseStack extends Stack {
   public readonly licenseSyncFailedRuns: Queue | undefined;
   public readonly licenseAlerts: ScheduledJob | undefined;
   public readonly keyDeletionAlarm: KeyDeletionAlarm;
+  /** Bounces, complaints and rejects (SES transport in the stack's region): lib/constructs/mail-events.ts. */
+  public readonly mailEvents: MailEvents | undefined;
   /** Present with `deploy.cloudTrailDataEvents`. */
   public readonly archiveDataEvents: ArchiveDataEventsTrail | undefined;
   readonly #config: PulseConfig;
@@ -165,6 +174,7 @@ export class PulseStack extends Stack {
         retentionDays: retention.days,
       });
 
+    this.mailEvents = this.addMailEvents(config);
     if (config.digests.length > 0) this.digest = this.addDigest(config);
     if (config.archive) this.archive = this.addArchive(config.archive, config.service.sessionBudget);
     if (config.licenses?.report) this.licenseReport = this.addLicenseReport(config);
@@ -173,11 +183,14 @@ export class PulseStack extends Stack {
       this.licenseSyncFailedRuns = this.addLicenseSyncFailedRuns(this.licenseSync);
     }
     if (config.licenses) this.licenseAlerts = this.addLicenseAlerts(config);
-    this.addOutputs(this.addDashboard());
+    // Every alarm of the stack (docs/alarms.md): admitted to the topic by ARN, shown on the dashboard.
+    const alarmList = this.node.findAll().filter((c): c is Alarm => c instanceof Alarm);
+    alarms.admitAlarms(alarmList);
+    this.addOutputs(this.addDashboard(alarmList));
   }
 
   /** The operator's dashboard over every function, the copy queue and every dead-letter queue; its console URL. */
-  private addDashboard(): string {
+  private addDashboard(alarms: Alarm[]): string {
     const scheduled = [
       this.digest,
       this.archive?.plan,
@@ -188,17 +201,17 @@ export class PulseStack extends Stack {
     const dashboard = new PulseDashboard(this, 'Dashboard', {
       functions: [
         ...scheduled.map((job) => job.fn),
-        ...[this.archive?.copier.fn, this.licenseSync?.fn].filter((f) => f !== undefined),
+        ...[this.archive?.copier.fn, this.licenseSync?.fn, this.mailEvents?.worker.fn].filter((f) => f !== undefined),
       ],
       ...(this.archive ? { copyQueue: this.archive.copier.queue } : {}),
       deadLetterQueues: [
         ...(this.archive ? [this.archive.copier.deadLetterQueue] : []),
         ...scheduled.flatMap((job) => [job.scheduleDeadLetters, job.failedRuns]),
         ...(this.licenseSyncFailedRuns ? [this.licenseSyncFailedRuns] : []),
+        ...(this.mailEvents ? [this.mailEvents.worker.deadLetterQueue] : []),
       ],
       alarmTopic: this.alarmTopic,
-      // Every alarm of the stack, as docs/alarms.md lists them.
-      alarms: this.node.findAll().filter((c): c is Alarm => c instanceof Alarm),
+      alarms,
     });
     return dashboard.dashboardUrl;
   }
@@ -228,14 +241,47 @@ export class PulseStack extends Stack {
    * (lib/function-config.ts, src/app/bundled-config.ts), so it stays small whatever the config holds.
    */
   private jobSetup(job: PulseFunctionName) {
+    const configurationSet = this.mailEvents?.configurationSet.configurationSetName;
     return {
       config: functionConfig(job, this.#config, this.#secretName),
       environment: {
         PULSE_STATE_TABLE: this.stateTable.tableName,
         PULSE_ARCHIVE_BUCKET: this.archiveBucket.bucketName,
         PULSE_SERVICE_SECRET_ARN: this.reportingServiceSecret.secretArn,
+        // Every email goes out with it, so SES reports its bounces (src/app/bundled-config.ts lays it over the config).
+        ...(configurationSet && MAILING_FUNCTIONS.has(job) ? { PULSE_SES_CONFIGURATION_SET: configurationSet } : {}),
       },
     };
+  }
+
+  /**
+   * SES's bounce, complaint and reject events back into Pulse (lib/constructs/mail-events.ts). SES only: an SMTP
+   * server returns bounces to the sender's mailbox. The configuration set lives in the stack's region, so a transport
+   * in another region (`mail.transport.region`) gets none: the synth warns that bounces are not seen there.
+   */
+  private addMailEvents(config: PulseConfig): MailEvents | undefined {
+    const transport = config.mail.transport;
+    if (transport.kind !== 'ses') return undefined;
+    if (transport.region !== undefined && (Token.isUnresolved(this.region) || transport.region !== this.region)) {
+      Annotations.of(this).addWarningV2(
+        'pulse:bounces-unseen',
+        `mail.transport.region ${transport.region} is not the stack's region: bounces and complaints are not reported ` +
+          '(the configuration set would have to be in the SES region)',
+      );
+      return undefined;
+    }
+    const setup = this.jobSetup('mail-events');
+    const mailEvents = new MailEvents(this, 'MailEvents', {
+      alarmTopic: this.alarmTopic,
+      config: setup.config,
+      environment: { PULSE_STATE_TABLE: this.stateTable.tableName },
+    });
+    const fn = mailEvents.worker.fn;
+    // Its own notices go out with the configuration set too (a bounced notice is recorded, never noticed again).
+    fn.addEnvironment('PULSE_SES_CONFIGURATION_SET', mailEvents.configurationSet.configurationSetName);
+    for (const { actions, keys } of MAIL_EVENTS_STATE) this.allowState(fn, actions, keys);
+    this.allowMail(fn, config, mailEvents.configurationSet.configurationSetName);
+    return mailEvents;
   }
 
   /**
@@ -270,21 +316,37 @@ export class PulseStack extends Stack {
       archive,
       this.#config.products.map((p) => p.id),
     );
+    const objects =
+      'Objects of the archive only (the exports of each configured product or kind, plans, manifests, coverage)';
     for (const fn of [plan.fn, copier.fn]) {
       this.reportingServiceSecret.grantRead(fn);
       this.allowState(fn, ARCHIVE_RUN_ACTIONS, STATE_KEYS.archiveRuns);
-      this.allowObjects(fn, {
-        patterns,
-        // No delete, no retention changes: the bucket's Object Lock keeps what is written; a republished file
-        // becomes a new version. GetObjectVersion: an archived object is judged by the version it was checked as
-        // (src/jobs/archive/archived-check.ts). Abort: a failed verification leaves no parts behind.
-        actions: ['s3:PutObject', 's3:GetObject', 's3:GetObjectVersion', 's3:AbortMultipartUpload'],
-        keyActions: ['kms:GenerateDataKey', 'kms:Decrypt'],
-        reason:
-          "The archive's own objects only: the exports under each configured product (or kind) and the run records " +
-          "(plans, manifests, coverage); no other job's folder.",
-      });
     }
+    // No delete, no retention changes anywhere: the bucket's Object Lock keeps what is written; a republished file
+    // becomes a new version.
+    this.allowObjects(plan.fn, {
+      // It sees which exports are archived (listing, HEAD), writes the run's plan, and finishes a stale run.
+      grants: [
+        { patterns: patterns.exports, actions: ['s3:GetObject'] },
+        { patterns: [...patterns.plans, ...patterns.finished], actions: ['s3:PutObject', 's3:GetObject'] },
+      ],
+      keyActions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+      reason: `${objects}: it reads the exports and writes the plans and manifests.`,
+    });
+    this.allowObjects(copier.fn, {
+      grants: [
+        // GetObjectVersion: an archived object is judged by the version it was checked as
+        // (src/jobs/archive/archived-check.ts). Abort: a failed verification leaves no parts behind.
+        {
+          patterns: patterns.exports,
+          actions: ['s3:PutObject', 's3:GetObject', 's3:GetObjectVersion', 's3:AbortMultipartUpload'],
+        },
+        { patterns: patterns.plans, actions: ['s3:GetObject'] },
+        { patterns: patterns.finished, actions: ['s3:PutObject', 's3:GetObject'] },
+      ],
+      keyActions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+      reason: `${objects}: it writes the exports and manifests and reads the plans.`,
+    });
     return { plan, copier, verify: this.addArchiveVerify(archive) };
   }
 
@@ -306,8 +368,7 @@ export class PulseStack extends Stack {
       environment: { PULSE_ARCHIVE_BUCKET: this.archiveBucket.bucketName },
     });
     this.allowObjects(verify.fn, {
-      patterns: [objectsUnder(archive.prefix, 'manifests')],
-      actions: ['s3:GetObject'],
+      grants: [{ patterns: [objectsUnder(archive.prefix, 'manifests')], actions: ['s3:GetObject'] }],
       keyActions: ['kms:Decrypt'],
       reason: 'Reads the run manifests only: one object per archive run.',
     });
@@ -322,6 +383,8 @@ export class PulseStack extends Stack {
       ...digestTiming(config),
       alarmTopic: this.alarmTopic,
       memorySize: FUNCTION_MEMORY_MB.digest,
+      // From a measurement (function-memory.ts): a week's 20 digests × 50 recipients in one hour, with a margin.
+      timeout: Duration.seconds(DIGEST_TIMEOUT_SECONDS),
       ...this.withChartAssets(this.withTemplates(this.jobSetup('digest'))),
       assets: {
         'templates/compiled/digest.html': 'templates/digest.html',
@@ -337,8 +400,7 @@ export class PulseStack extends Stack {
     this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.digest);
     // Least privilege on the write-once archive: read and create objects under the digest prefix, nothing else.
     this.allowObjects(job.fn, {
-      patterns: [objectsUnder(this.#archivePrefix, 'digests')],
-      actions: ['s3:PutObject', 's3:GetObject'],
+      grants: [{ patterns: [objectsUnder(this.#archivePrefix, 'digests')], actions: ['s3:PutObject', 's3:GetObject'] }],
       keyActions: ['kms:GenerateDataKey', 'kms:Decrypt'],
       reason: 'Objects under the digest prefix only.',
     });
@@ -361,17 +423,25 @@ export class PulseStack extends Stack {
       timeout: Duration.minutes(15),
       memorySize: 1024,
       ...this.withTemplates(this.jobSetup('license-report')),
-      assets: { 'templates/compiled/license-report.html': 'templates/license-report.html' },
+      // The owner's notice of an unknown or bounced delivery is a failure-notice template too.
+      assets: {
+        'templates/compiled/license-report.html': 'templates/license-report.html',
+        'templates/compiled/failure-notice.html': 'templates/failure-notice.html',
+      },
     });
     this.reportingServiceSecret.grantRead(job.fn);
     this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.licenseReport);
     this.allowObjects(job.fn, {
-      patterns: [
-        objectsUnder(this.#archivePrefix, 'license-registry'),
-        objectsUnder(this.#archivePrefix, 'license-reports'),
+      grants: [
+        {
+          patterns: [
+            objectsUnder(this.#archivePrefix, 'license-registry'),
+            objectsUnder(this.#archivePrefix, 'license-reports'),
+          ],
+          // Abort: a snapshot upload that fails leaves no parts behind.
+          actions: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'],
+        },
       ],
-      // Abort: a snapshot upload that fails leaves no parts behind.
-      actions: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'],
       keyActions: ['kms:GenerateDataKey', 'kms:Decrypt'],
       reason:
         'Objects under the license report prefixes only: one snapshot per product and week, one folder per report.',
@@ -419,48 +489,56 @@ export class PulseStack extends Stack {
   }
 
   /**
-   * `actions` on the archive's objects under `patterns` only (never delete), the listing of those prefixes only
+   * Each grant's `actions` on the archive's objects under its `patterns` only (never delete), the listing of them only
    * (ListBucket with an `s3:prefix` condition), and `keyActions` on the bucket's key. S3 answers HEAD or GET of a
    * missing key with 403 rather than 404 to a caller that may not list the bucket as a whole; the archive store
    * then tells "missing" from "refused" by listing that one key (src/adapters/aws/s3-archive-store.ts).
    */
   private allowObjects(
     fn: IFunction,
-    access: { patterns: string[]; actions: string[]; keyActions: string[]; reason: string },
+    access: { grants: { patterns: string[]; actions: string[] }[]; keyActions: string[]; reason: string },
   ): void {
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: access.actions,
-        resources: access.patterns.map((p) => this.archiveBucket.arnForObjects(p)),
-      }),
-    );
+    for (const { patterns, actions } of access.grants)
+      fn.addToRolePolicy(
+        new PolicyStatement({ actions, resources: patterns.map((p) => this.archiveBucket.arnForObjects(p)) }),
+      );
+    const patterns = [...new Set(access.grants.flatMap((g) => g.patterns))];
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:ListBucket'],
         resources: [this.archiveBucket.bucketArn],
-        conditions: {
-          StringLike: { 's3:prefix': access.patterns.length === 1 ? access.patterns[0] : access.patterns },
-        },
+        conditions: { StringLike: { 's3:prefix': patterns.length === 1 ? patterns[0] : patterns } },
       }),
     );
     this.archiveBucket.encryptionKey?.grant(fn, ...access.keyActions);
-    this.acknowledgeObjects(fn, access.patterns, access.reason);
+    this.acknowledgeObjects(fn, patterns, access.reason);
   }
 
   /**
    * The mail transport's rights, and only its own: SES sending as the configured sender's identities (its domain or
-   * the address itself) in the transport's region; for SMTP the credentials secret if one is configured, no SES.
+   * the address itself) in the transport's region, with the stack's configuration set; for SMTP the credentials
+   * secret if one is configured, no SES. And the suppression list's reads every sender makes.
    */
-  private allowMail(fn: IFunction, config: PulseConfig): void {
+  private allowMail(
+    fn: IFunction,
+    config: PulseConfig,
+    configurationSet = this.mailEvents?.configurationSet.configurationSetName,
+  ): void {
     const transport = config.mail.transport;
+    // Every sender reads the suppression list before it claims a delivery (src/jobs/deliver-once.ts).
+    this.allowState(fn, ['dynamodb:GetItem'], SUPPRESSION_KEYS);
     if (transport.kind === 'ses') {
       const region = transport.region ?? this.region;
-      const identityArn = (identity: string) =>
-        this.formatArn({ service: 'ses', region, resource: 'identity', resourceName: identity });
+      const sesArn = (resource: string, name: string) =>
+        this.formatArn({ service: 'ses', region, resource, resourceName: name });
+      // SES authorizes a send against the identity and, when the message names one, the configuration set.
       fn.addToRolePolicy(
         new PolicyStatement({
           actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-          resources: senderIdentities(config).map(identityArn),
+          resources: [
+            ...senderIdentities(config).map((identity) => sesArn('identity', identity)),
+            ...(configurationSet ? [sesArn('configuration-set', configurationSet)] : []),
+          ],
           conditions: { StringEquals: { 'ses:FromAddress': config.mail.from } },
         }),
       );
@@ -593,7 +671,11 @@ export class PulseStack extends Stack {
       timeout: Duration.minutes(15),
       memorySize: FUNCTION_MEMORY_MB.licenseAlerts,
       ...this.withTemplates(this.jobSetup('license-alerts')),
-      assets: { 'templates/compiled/license-alert.html': 'templates/license-alert.html' },
+      // The owner's notice of an unknown delivery is a failure-notice template too.
+      assets: {
+        'templates/compiled/license-alert.html': 'templates/license-alert.html',
+        'templates/compiled/failure-notice.html': 'templates/failure-notice.html',
+      },
     });
     this.reportingServiceSecret.grantRead(job.fn);
     this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.licenseAlerts);

@@ -5,22 +5,27 @@
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../adapters/aws/dynamodb-ledger.ts';
+import { DynamoDbSuppressionList } from '../adapters/aws/dynamodb-suppressions.ts';
 import { ConsoleLogger, parseLogLevel } from '../adapters/console-logger.ts';
 import type { PulseConfig } from '../config/schema.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { systemClock } from '../ports/clock.ts';
 import { mailerFor } from './mailer.ts';
-import { type Env, stateTableOf } from './runtime/base.ts';
+import type { Env } from './runtime/base.ts';
 import { archiveStoreFor } from './runtime/s3-archive.ts';
+import { stateTableOf } from './runtime/state-table.ts';
 import { credentialsFor, reportingClientFor } from './service-client.ts';
 
 export function awsPorts(config: PulseConfig, env: Env): DigestPorts {
   const logger = new ConsoleLogger({ service: 'pulse', level: parseLogLevel(env.LOG_LEVEL) ?? 'info' });
   const secrets = new SecretsManagerClient({});
+  const db = dynamoDocumentClientFor({});
+  const tableName = stateTableOf(config);
   return {
     client: reportingClientFor(config.service, credentialsFor(config.service.credentials, env, secrets), logger),
     mailer: mailerFor(config.mail.transport, secrets),
-    ledger: new DynamoDbLedger({ client: dynamoDocumentClientFor({}), tableName: stateTableOf(config) }),
+    ledger: new DynamoDbLedger({ client: db, tableName }),
+    suppressions: new DynamoDbSuppressionList({ client: db, tableName }),
     archive: config.archive ? archiveStoreFor(config.archive) : undefined,
     clock: systemClock,
     logger,

@@ -17,13 +17,15 @@ const cache = new Map<string, PulseConfig>();
 
 /**
  * `$PULSE_CONFIG_FILE` (default /var/task/pulse.config.json), with the stack's names laid over it:
- * `PULSE_STATE_TABLE`, `PULSE_ARCHIVE_BUCKET` and the credentials secret's ARN `PULSE_SERVICE_SECRET_ARN`.
+ * `PULSE_STATE_TABLE`, `PULSE_ARCHIVE_BUCKET`, the credentials secret's ARN `PULSE_SERVICE_SECRET_ARN` and the SES
+ * configuration set `PULSE_SES_CONFIGURATION_SET` (an SES transport's; an SMTP transport has none to take it).
  * Errors are ConfigErrors naming the file and the field.
  */
 export function configFromBundle(env: Env): PulseConfig {
   const path = env.PULSE_CONFIG_FILE || DEFAULT_CONFIG_FILE;
   const { PULSE_STATE_TABLE: table, PULSE_ARCHIVE_BUCKET: bucket, PULSE_SERVICE_SECRET_ARN: secretArn } = env;
-  const key = JSON.stringify([path, table, bucket, secretArn]);
+  const configurationSet = env.PULSE_SES_CONFIGURATION_SET;
+  const key = JSON.stringify([path, table, bucket, secretArn, configurationSet]);
   const cached = cache.get(key);
   if (cached) return cached;
   const json = readConfigJson(path);
@@ -34,6 +36,10 @@ export function configFromBundle(env: Env): PulseConfig {
   if (table) raw.state = { tableName: table };
   if (secretArn)
     raw.service = { ...(raw.service as object), credentials: { source: 'secretsManager', secretId: secretArn } };
+  const mail = raw.mail as { transport?: { kind?: unknown } } | undefined;
+  // The schema's default transport is SES, so a mail section without one takes the set too.
+  if (configurationSet && (mail?.transport === undefined || mail.transport.kind === 'ses'))
+    raw.mail = { ...mail, transport: { kind: 'ses', ...mail?.transport, configurationSet } };
   const config = parseConfig(raw, path);
   cache.set(key, config);
   return config;

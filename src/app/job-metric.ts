@@ -5,8 +5,9 @@
  * the JobFailed alarm watches its sum; its sample count is the number of runs that finished, which the heartbeat
  * alarm and the dashboard read), `JobSucceeded` (1 when it did not), `NewFailures` when the caller counted them
  * (failures no earlier run reported: src/app/new-failures.ts; the hourly mailing jobs' alarm), and, when the job
- * reports them, `Sent` (emails sent), `Archived` (files newly archived) and the mail events' counts for the
- * dashboard (lib/constructs/pulse-dashboard.ts). Docs: docs/alarms.md.
+ * reports them, `Sent` (emails sent), `Archived` (files newly archived) for the dashboard
+ * (lib/constructs/pulse-dashboard.ts), and for the mail-events job `Bounced`, `Complained` and `Rejected`, which its
+ * MailBounced alarm sums (lib/constructs/mail-events.ts). Docs: docs/alarms.md.
  */
 import type { JobResult } from '../jobs/job-result.ts';
 
@@ -35,6 +36,14 @@ export interface JobMetricOptions {
 /** Metric name → the count it reports, first one present: digest and report `sent`, license alerts `emails`. */
 const COUNT_METRICS: Record<string, string[]> = { Sent: ['sent', 'emails'], Archived: ['archived'] };
 
+/** The job that reads SES's mail events (src/jobs/mail-events/), and its metrics: the counts summed into each. */
+export const MAIL_EVENTS_JOB = 'mail-events';
+export const MAIL_EVENT_METRICS: Record<string, string[]> = {
+  Bounced: ['bounced', 'transientBounces', 'suppressedBySes'],
+  Complained: ['complained'],
+  Rejected: ['rejected'],
+};
+
 export function jobMetricLine(result: JobResult, opts: JobMetricOptions = {}): string {
   const counts: Record<string, number> = {};
   if (opts.newFailures !== undefined) counts[JOB_METRICS.newFailures] = opts.newFailures;
@@ -42,6 +51,9 @@ export function jobMetricLine(result: JobResult, opts: JobMetricOptions = {}): s
     const name = names.find((n) => typeof result.counts[n] === 'number');
     if (name !== undefined) counts[metric] = result.counts[name]!;
   }
+  if (result.job === MAIL_EVENTS_JOB)
+    for (const [metric, names] of Object.entries(MAIL_EVENT_METRICS))
+      counts[metric] = names.reduce((sum, n) => sum + (result.counts[n] ?? 0), 0);
   const line = {
     _aws: {
       Timestamp: opts.now ?? Date.now(),

@@ -1,10 +1,12 @@
 /**
  * What the CLI reads for a `--local` run before anything starts: the bundled example config,
- * `$PULSE_LOCAL_EMULATOR` and `$PULSE_LOCAL_S3_PART_SIZE`. Apart from local-runtime.ts, so that reading them loads
- * none of the local peers.
+ * `$PULSE_LOCAL_EMULATOR`, `$PULSE_LOCAL_S3_PART_SIZE`, `$PULSE_LOCAL_BOUNCE` and `$PULSE_LOCAL_COMPLAIN`. Apart
+ * from local-runtime.ts, so that reading them loads none of the local peers.
  */
 import type { EmulatorOptions } from '../../emulator/index.ts';
+import type { SinkReaction } from '../adapters/local/sink-mail-events.ts';
 import { ConfigError } from '../config/load.ts';
+import { Email } from '../config/schema.ts';
 
 export const EXAMPLE_CONFIG = new URL('../../examples/pulse.config.json', import.meta.url).pathname;
 
@@ -50,4 +52,32 @@ export function localS3PartSize(env: Record<string, string | undefined>): number
     );
   }
   return n;
+}
+
+export const LOCAL_BOUNCE_ENV = 'PULSE_LOCAL_BOUNCE';
+export const LOCAL_COMPLAIN_ENV = 'PULSE_LOCAL_COMPLAIN';
+
+/**
+ * `$PULSE_LOCAL_BOUNCE` and `$PULSE_LOCAL_COMPLAIN`: comma-separated addresses whose messages the local SMTP sink
+ * accepts and then bounces for good, or reports as spam, as SES would publish it; the run then hands those events
+ * to the mail-events job (record, suppress, tell the owner). Undefined when neither is set.
+ */
+export function localMailReactions(env: Record<string, string | undefined>): Record<string, SinkReaction> | undefined {
+  const reactions: Record<string, SinkReaction> = {};
+  for (const [name, reaction] of [
+    [LOCAL_BOUNCE_ENV, 'bounce'],
+    [LOCAL_COMPLAIN_ENV, 'complaint'],
+  ] as const) {
+    for (const item of (env[name] ?? '').split(',')) {
+      const address = item.trim();
+      if (address === '') continue;
+      if (!Email.safeParse(address).success)
+        throw new ConfigError(`$${name}: ${JSON.stringify(address)} is not an email address (a comma-separated list)`);
+      const other = reactions[address.toLowerCase()];
+      if (other !== undefined && other !== reaction)
+        throw new ConfigError(`$${name}: ${address} is also in $${LOCAL_BOUNCE_ENV}: one reaction per address`);
+      reactions[address.toLowerCase()] = reaction;
+    }
+  }
+  return Object.keys(reactions).length > 0 ? reactions : undefined;
 }

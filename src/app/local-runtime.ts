@@ -5,15 +5,20 @@
  * The config is loaded (and so checked) by the caller before this starts anything: a bad config, an unknown
  * `--digest` or a bad `--faults` file leaves no work directory behind. `$PULSE_LOCAL_EMULATOR` sets the emulator's
  * data set (seed, clients, today) for runs that need another one, e.g. client data larger than one multipart part.
+ * `$PULSE_LOCAL_BOUNCE` / `$PULSE_LOCAL_COMPLAIN` make the SMTP sink bounce or complain for some addresses;
+ * `settleMailEvents` then runs the mail-events job over what it queued (local-mail-events.ts).
  */
 import type { EmulatorOptions } from '../../emulator/index.ts';
 import { DynamoDbLedger } from '../adapters/aws/dynamodb-ledger.ts';
 import { type LocalPeers, startLocalPeers } from '../adapters/local/local-peers.ts';
 import { ReportFolder } from '../adapters/local/report-folder.ts';
+import type { SinkReaction } from '../adapters/local/sink-mail-events.ts';
 import { Archive, type PulseConfig } from '../config/schema.ts';
 import type { DigestPorts } from '../jobs/digest/run-digest.ts';
+import type { JobResult } from '../jobs/job-result.ts';
 import { systemClock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
+import { settleSinkMailEvents } from './local-mail-events.ts';
 import { reportingClientFor } from './service-client.ts';
 
 export { EXAMPLE_CONFIG, LOCAL_EMULATOR_ENV, localEmulatorOptions } from './local-options.ts';
@@ -22,6 +27,8 @@ export interface LocalRuntime {
   config: PulseConfig;
   peers: LocalPeers;
   ports: DigestPorts;
+  /** The mail-events job over the bounces and complaints the sink queued; undefined when there were none. */
+  settleMailEvents(): Promise<JobResult | undefined>;
   close(): Promise<void>;
 }
 
@@ -34,6 +41,8 @@ export async function startLocalRuntime(opts: {
   emulator?: EmulatorOptions | undefined;
   /** The local archive's multipart part size (`$PULSE_LOCAL_S3_PART_SIZE`). */
   s3PartSize?: number | undefined;
+  /** Addresses the SMTP sink bounces or complains for (`$PULSE_LOCAL_BOUNCE`, `$PULSE_LOCAL_COMPLAIN`). */
+  mailReactions?: Record<string, SinkReaction> | undefined;
 }): Promise<LocalRuntime> {
   const userConfig = opts.config;
   const peers = await startLocalPeers({
@@ -41,6 +50,7 @@ export async function startLocalRuntime(opts: {
     logger: opts.logger,
     ...(opts.emulator ? { emulator: opts.emulator } : {}),
     ...(opts.s3PartSize ? { s3PartSize: opts.s3PartSize } : {}),
+    ...(opts.mailReactions ? { mailReactions: opts.mailReactions } : {}),
   });
   const emu = peers.emulator;
   const config: PulseConfig = {
@@ -50,21 +60,24 @@ export async function startLocalRuntime(opts: {
     state: { tableName: peers.tableName },
   };
   const client = reportingClientFor(config.service, () => emu.credentials, opts.logger);
+  const ports = {
+    client,
+    mailer: peers.mailer,
+    // The work-dir lock (local-peers.ts) proves no other live process uses this ledger: a claim found in it was
+    // left by a run that died, so it is `unknown` at once (lease 0) instead of "in progress" for 15 minutes.
+    ledger: new DynamoDbLedger({ client: peers.dynamodb, tableName: peers.tableName, defaultLeaseSeconds: 0 }),
+    suppressions: peers.suppressions,
+    archive: peers.archive,
+    clock: systemClock,
+    logger: opts.logger,
+    // The full report beside the emails: the local S3 that also keeps a copy is gone after the run.
+    pages: new ReportFolder(peers.outboxDir),
+  } satisfies DigestPorts;
   return {
     config,
     peers,
-    ports: {
-      client,
-      mailer: peers.mailer,
-      // The work-dir lock (local-peers.ts) proves no other live process uses this ledger: a claim found in it was
-      // left by a run that died, so it is `unknown` at once (lease 0) instead of "in progress" for 15 minutes.
-      ledger: new DynamoDbLedger({ client: peers.dynamodb, tableName: peers.tableName, defaultLeaseSeconds: 0 }),
-      archive: peers.archive,
-      clock: systemClock,
-      logger: opts.logger,
-      // The full report beside the emails: the local S3 that also keeps a copy is gone after the run.
-      pages: new ReportFolder(peers.outboxDir),
-    },
+    ports,
+    settleMailEvents: () => settleSinkMailEvents(config, ports, peers.sink),
     close: () => peers.close(),
   };
 }

@@ -8,7 +8,12 @@ export function mailerFor(
   transport: PulseConfig['mail']['transport'],
   secrets: SecretsManagerClient,
 ): NodemailerMailer {
-  if (transport.kind === 'ses') return sesMailer(transport.region ? { region: transport.region } : {});
+  if (transport.kind === 'ses') {
+    return sesMailer({
+      ...(transport.region ? { region: transport.region } : {}),
+      ...(transport.configurationSet ? { configurationSet: transport.configurationSet } : {}),
+    });
+  }
   const secretId = transport.credentialsSecretId;
   return smtpMailer({
     host: transport.host,

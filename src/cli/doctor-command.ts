@@ -32,6 +32,8 @@ Checks from a workstation what a deployment of Pulse needs, one line per check, 
                       search), each archive kind (its export files listing; client data: the client property list)
   archive bucket      HeadBucket (skipped without "archive")
   state table         DescribeTable (skipped without "state")
+  suppressed …        each address Pulse no longer mails (a hard bounce or a complaint: since when, why, which
+                      delivery, the command that clears it), a warning each; read from the state table
   SES identity        mail.from (or its domain) verified, and the account out of the SES sandbox (transport SES)
   SMTP                connect and EHLO, and the login with a credentials secret (transport SMTP); nothing is sent
 

@@ -2,7 +2,9 @@
  * Conventions every job command follows: `--config FILE` (or $PULSE_CONFIG), `--local` (in-process peers and the
  * bundled example config), `--work-dir DIR` (state of local runs, default .pulse/), `--faults FILE` (with --local:
  * the emulator's fault profile), `--json` (one result object on stdout), `--dry-run`, `--verbose`; exit codes in
- * JOB_EXIT_CODES_HELP (and failure.ts).
+ * JOB_EXIT_CODES_HELP (and failure.ts). A local run whose SMTP sink bounced or complained for some addresses
+ * (`$PULSE_LOCAL_BOUNCE`, `$PULSE_LOCAL_COMPLAIN`) then runs the mail-events job over those events and reports it
+ * too (a second result line).
  *
  * A job runs in two steps so that nothing starts for a run that cannot work: `loadJob` reads and checks everything
  * given (config, `--faults`; the command then checks its ids against the config), every problem a usage error;
@@ -11,10 +13,17 @@
  */
 import { EmulatorConfigError, type EmulatorOptions, resolveOptions } from '../../emulator/options.ts';
 import { ConsoleLogger } from '../adapters/console-logger.ts';
+import type { SinkReaction } from '../adapters/local/sink-mail-events.ts';
 import { DEFAULT_WORK_DIR } from '../adapters/local/work-dir.ts';
 import { awsPorts } from '../app/aws-runtime.ts';
 import { loadLocalRuntime } from '../app/load-local-runtime.ts';
-import { EXAMPLE_CONFIG, LOCAL_EMULATOR_ENV, localEmulatorOptions, localS3PartSize } from '../app/local-options.ts';
+import {
+  EXAMPLE_CONFIG,
+  LOCAL_EMULATOR_ENV,
+  localEmulatorOptions,
+  localMailReactions,
+  localS3PartSize,
+} from '../app/local-options.ts';
 import { envCredentials } from '../app/service-client.ts';
 import { ConfigError, configPath, loadConfig } from '../config/load.ts';
 import type { PulseConfig } from '../config/schema.ts';
@@ -40,7 +49,8 @@ export const JOB_OPTIONS_HELP = `  --config FILE      pulse.config.json to use (
                      the dev dependencies); uses the bundled examples/pulse.config.json unless --config is given
   --work-dir DIR     state of local runs (default ${DEFAULT_WORK_DIR}/)
   --faults FILE      with --local: run the emulator with this fault profile (see \`pulse emulator --faults\`)
-  --json             print one JSON result object on stdout
+  --json             print one JSON result object on stdout (a second one, the mail-events job's, when a
+                     --local run's SMTP sink bounced or complained: $PULSE_LOCAL_BOUNCE, $PULSE_LOCAL_COMPLAIN)
   --dry-run          plan and check without sending or writing
   --verbose          more log lines, and the stack trace of a failure
   -h, --help         show this help`;
@@ -59,6 +69,7 @@ export interface JobFlags {
   local?: boolean | undefined;
   'work-dir'?: string | undefined;
   faults?: string | undefined;
+  json?: boolean | undefined;
   verbose?: boolean | undefined;
 }
 
@@ -72,6 +83,8 @@ export interface JobSetup {
   emulator: EmulatorOptions | undefined;
   /** The local archive's multipart part size (--local): `$PULSE_LOCAL_S3_PART_SIZE`, checked. */
   s3PartSize: number | undefined;
+  /** Whom the local SMTP sink bounces or complains for (--local): `$PULSE_LOCAL_BOUNCE`, `$PULSE_LOCAL_COMPLAIN`. */
+  mailReactions: Record<string, SinkReaction> | undefined;
 }
 
 export interface JobRuntime {
@@ -79,24 +92,27 @@ export interface JobRuntime {
   ports: DigestPorts;
   /** Where local runs keep state and outputs. */
   workDir: string;
+  /** A local run's mail events, settled after its job (local-mail-events.ts); absent in AWS (the Lambda does it). */
+  settleMailEvents?: () => Promise<JobResult | undefined>;
 }
 
 /**
  * Step 1: the config (the bundled example with --local and no --config), --faults and $PULSE_LOCAL_EMULATOR, read
- * and checked.
+ * and checked; the service's credentials variables too, unless the command calls no service (`signIn: false`).
  */
-export function loadJob(flags: JobFlags, io: CliIo): JobSetup {
+export function loadJob(flags: JobFlags, io: CliIo, opts: { signIn?: boolean } = {}): JobSetup {
   if (flags.faults !== undefined && !flags.local)
     throw new UsageError('--faults goes with --local (it is a fault profile for the in-process emulator)');
   const faults = faultsOption(flags.faults);
   try {
     const config = loadConfig(flags.local ? (flags.config ?? EXAMPLE_CONFIG) : configPath(flags.config, io.env));
-    if (!flags.local && config.service.credentials.source === 'env')
+    if (!flags.local && opts.signIn !== false && config.service.credentials.source === 'env')
       envCredentials(config.service.credentials, io.env)();
     const emulator = flags.local ? { ...localEmulatorOptions(io.env), ...(faults ? { faults } : {}) } : undefined;
     if (emulator) resolveOptions(emulator); // refused here, before the work directory is touched
     const s3PartSize = flags.local ? localS3PartSize(io.env) : undefined;
-    return { config, flags, workDir: flags['work-dir'] ?? DEFAULT_WORK_DIR, emulator, s3PartSize };
+    const mailReactions = flags.local ? localMailReactions(io.env) : undefined;
+    return { config, flags, workDir: flags['work-dir'] ?? DEFAULT_WORK_DIR, emulator, s3PartSize, mailReactions };
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     if (e instanceof EmulatorConfigError) throw new UsageError(`$${LOCAL_EMULATOR_ENV}: ${e.message}`);
@@ -135,7 +151,9 @@ export async function runJob(
     const runtime = await startRuntime(setup, logger, io.env);
     try {
       if (opts.signIn !== false) await runtime.ports.client.signIn();
-      return await job(runtime);
+      const code = await job(runtime);
+      const events = await runtime.settleMailEvents?.();
+      return events ? Math.max(code, report(events, flags.json, io)) : code;
     } finally {
       await runtime.ports.client.logout().catch(() => undefined); // the job's outcome is the one to report
       await runtime.close();
@@ -151,12 +169,12 @@ async function startRuntime(
   logger: ConsoleLogger,
   env: CliIo['env'],
 ): Promise<JobRuntime & { close(): Promise<void> }> {
-  const { config, flags, workDir, emulator, s3PartSize } = setup;
+  const { config, flags, workDir, emulator, s3PartSize, mailReactions } = setup;
   if (flags.local) {
     // Loaded only here: the local peers are devDependencies (load-local-runtime.ts).
     const { startLocalRuntime } = await loadLocalRuntime();
-    const rt = await startLocalRuntime({ workDir, config, logger, emulator, s3PartSize });
-    return { config: rt.config, ports: rt.ports, workDir, close: rt.close };
+    const rt = await startLocalRuntime({ workDir, config, logger, emulator, s3PartSize, mailReactions });
+    return { config: rt.config, ports: rt.ports, workDir, settleMailEvents: rt.settleMailEvents, close: rt.close };
   }
   return { config, ports: awsPorts(config, env), workDir, close: async () => {} };
 }

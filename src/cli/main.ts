@@ -7,6 +7,7 @@ import { EMULATOR_HELP, emulatorCommand } from './emulator-command.ts';
 import { reportFailure } from './failure.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { LICENSES_HELP, licensesCommand } from './licenses-command.ts';
+import { MAIL_HELP, mailCommand } from './mail-command.ts';
 import { START_HELP, startCommand } from './start-command.ts';
 
 const HELPS: Record<string, string> = {
@@ -16,6 +17,7 @@ const HELPS: Record<string, string> = {
   archive: ARCHIVE_HELP,
   licenses: LICENSES_HELP,
   doctor: DOCTOR_HELP,
+  mail: MAIL_HELP,
   start: START_HELP,
 };
 
@@ -31,6 +33,7 @@ Commands:
   licenses   License key alerts, the weekly license registry report, and registry sync from a CSV file
   api        Call any Reporting Service operation by id and print its JSON answer (\`pulse api --list\`)
   doctor     Check a deployment's config from a workstation: service, sign-in, products, bucket, table, mail
+  mail       Clear an address Pulse stopped mailing after a bounce or complaint (\`pulse mail clear-suppression\`)
   help       Show this help, or \`pulse help <command>\`
 
 Run \`pulse <command> --help\` for a command's options.
@@ -60,6 +63,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await apiCommand(rest, io);
       case 'doctor':
         return await doctorCommand(rest, io);
+      case 'mail':
+        return await mailCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; see \`pulse --help\``);
     }

@@ -17,7 +17,9 @@ Runs the weekly cycle locally: the digest for the week that just ended, sent to 
 export file and the client data, with a manifest and coverage report per run) into the same S3; then the license
 alerts (when the config has a "licenses" section), one email per recipient into the same outbox.
 Default work dir: ${DEFAULT_WORK_DIR}/. A second run sees the first: already-sent digests and alerts and
-already-archived files are skipped. With --json, one result line per job (digest, archive, licenses). --faults runs
+already-archived files are skipped. With --json, one result line per job (digest, archive, licenses; and
+mail-events after a job whose mail the SMTP sink bounced or complained about: $PULSE_LOCAL_BOUNCE,
+$PULSE_LOCAL_COMPLAIN, \`pulse digest --help\`). --faults runs
 the in-process emulator with that fault profile; exit codes as in \`pulse digest --help\` (the worst of the jobs;
 the later jobs do not run when the digest could not run at all).
 `;

@@ -1,6 +1,6 @@
 /**
  * `pulse doctor`'s checks of what the config names outside the Reporting Service: the archive bucket (HeadBucket),
- * the state table (DescribeTable), and the mail transport: for SES the sender's identity (verified?) and the account
+ * the state table (DescribeTable) and the addresses suppressed in it (suppression-checks.ts), and the mail transport: for SES the sender's identity (verified?) and the account
  * (out of the sandbox?), for SMTP a connection and EHLO (and the login, when a credentials secret is set), never a
  * message. What the config does not name is skipped.
  */
@@ -9,6 +9,7 @@ import { HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { GetAccountCommand, GetEmailIdentityCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
 import type { PulseConfig } from '../config/schema.ts';
 import { type CheckResult, explainedFail, fail, ok, skip, warn } from './check-result.ts';
+import { suppressionChecks } from './suppression-checks.ts';
 
 /** Created only for the checks the config calls for. */
 export interface AwsCheckClients {
@@ -24,7 +25,10 @@ export interface AwsCheckClients {
 
 export async function* awsChecks(config: PulseConfig, clients: AwsCheckClients): AsyncGenerator<CheckResult> {
   yield await bucketCheck(clients.bucket ?? config.archive?.bucket, clients);
-  yield await tableCheck(clients.table ?? config.state?.tableName, clients);
+  const table = clients.table ?? config.state?.tableName;
+  const tableResult = await tableCheck(table, clients);
+  yield tableResult;
+  yield* suppressionChecks(table, tableResult, () => clients.dynamodb());
   const { transport } = config.mail;
   if (transport.kind === 'ses') {
     const ses = clients.ses(transport.region);

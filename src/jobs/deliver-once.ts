@@ -3,7 +3,9 @@
  * (`sendClaimed`: a license alert email carries many key stages, each claimed on its own): the one path every Pulse
  * sender takes. The states, and why email is at-most-once, are in ARCHITECTURE.md "Delivery states".
  *
- * claim → send → complete. What can go wrong between the steps decides the outcome:
+ * suppressed? → claim → send → complete. What can go wrong between the steps decides the outcome:
+ * - the recipient is on the suppression list (a hard bounce or a complaint, src/jobs/mail-events/): nothing is
+ *   claimed, so the next run after an operator cleared the address sends → `suppressed`;
  * - the claim is not ours: `alreadySent` (done), `inProgressElsewhere` (a live claim), `unknown` (an earlier send
  *   whose outcome nobody knows: never resent unless a person asks with `resendUnknown`);
  * - the send certainly did not go out (MailNotSentError): the claim is released and the next run sends → `failed`;
@@ -12,16 +14,24 @@
  *   (a later run reads it as unknown once its lease is over and does not send again).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { forEachWithConcurrency } from '../client/index.ts';
+import { forEachWithConcurrency } from '../client/concurrency.ts';
 import { type Clock, systemClock } from '../ports/clock.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { Logger } from '../ports/logger.ts';
 import { type Mailer, type MailMessage, MailNotSentError } from '../ports/mailer.ts';
+import { clearSuppressionCommand, type SuppressionList } from '../ports/suppressions.ts';
 
 /** Ledger calls in flight at once when many keys are settled together (a license alert email's claims). */
 export const LEDGER_CALLS_IN_FLIGHT = 16;
 
-export type DeliveryOutcome = 'sent' | 'alreadySent' | 'inProgressElsewhere' | 'unknown' | 'sentUnconfirmed' | 'failed';
+export type DeliveryOutcome =
+  | 'sent'
+  | 'alreadySent'
+  | 'inProgressElsewhere'
+  | 'unknown'
+  | 'sentUnconfirmed'
+  | 'failed'
+  | 'suppressed';
 
 export interface Delivery {
   outcome: DeliveryOutcome;
@@ -30,11 +40,17 @@ export interface Delivery {
   messageId?: string;
 }
 
-export interface DeliveryPorts {
+/** What sending under claims already held takes (`sendClaimed`). */
+export interface SendPorts {
   ledger: Ledger;
   mailer: Mailer;
   logger: Logger;
   clock?: Clock;
+}
+
+/** What every delivery takes: the send's ports and the suppression list, read before anything is claimed. */
+export interface DeliveryPorts extends SendPorts {
+  suppressions: SuppressionList;
 }
 
 export interface DeliveryOptions {
@@ -55,6 +71,8 @@ export async function deliverOnce(
   opts: DeliveryOptions = {},
 ): Promise<Delivery> {
   const { ledger, logger } = ports;
+  const suppressed = await suppressionOf(ports, message.to);
+  if (suppressed) return suppressed;
   let claim: Awaited<ReturnType<Ledger['claim']>>;
   try {
     claim = await ledger.claim(key, {
@@ -71,7 +89,32 @@ export async function deliverOnce(
   }
   if (claim.outcome === 'unknown') return { outcome: 'unknown', error: unknownError(claim.claimedAt, claim.reason) };
 
-  return sendClaimed(ports, [key], message, opts);
+  return sendClaimed(ports, [key], { ...message, delivery: message.delivery ?? key }, opts);
+}
+
+/**
+ * `suppressed` (or `failed`, when the list cannot be read) if `address` must not be mailed; undefined if it may.
+ * Every sender asks before it claims anything (deliverOnce; the license alerts before their claims).
+ */
+export async function suppressionOf(
+  ports: Pick<DeliveryPorts, 'suppressions' | 'logger'>,
+  address: string,
+): Promise<Delivery | undefined> {
+  let entry: Awaited<ReturnType<SuppressionList['get']>>;
+  try {
+    entry = await ports.suppressions.get(address);
+  } catch (e) {
+    // Nothing claimed, nothing sent: the next run asks again.
+    return failed(ports.logger, address, `suppression list not read: ${describe(e)}`);
+  }
+  if (entry === undefined) return undefined;
+  const why = entry.reason === 'bounce' ? 'a hard bounce' : 'a complaint';
+  return {
+    outcome: 'suppressed',
+    error:
+      `${entry.address} is suppressed since ${entry.since} after ${why} (${entry.detail}; delivery ${entry.deliveryKey}); ` +
+      `not sent. Once the address works again, run \`${clearSuppressionCommand(entry.address)}\``,
+  };
 }
 
 /**
@@ -96,7 +139,7 @@ export async function confirmUnknown(
  * once, after the send: a license alert email's claims come from a file, not from memory.
  */
 export async function sendClaimed(
-  ports: DeliveryPorts,
+  ports: SendPorts,
   keys: Iterable<string> | AsyncIterable<string>,
   message: MailMessage,
   opts: Pick<DeliveryOptions, 'resendUnknown' | 'completeAttempts' | 'retryDelayMs'> = {},

@@ -1,7 +1,7 @@
 /**
  * How one delivery outcome (deliver-once.ts) counts in a job's result, for every sender: sent, already sent and in
- * progress elsewhere are fine; failed, sent-but-unconfirmed and unknown fail the run (exit 1, `JobFailed`) with a
- * line saying which message and why. Each job names its own counters (`sent` for the digest, `emails` for the
+ * progress elsewhere are fine; failed, sent-but-unconfirmed, unknown and suppressed fail the run (exit 1,
+ * `JobFailed`) with a line saying which message and why. Each job names its own counters (`sent` for the digest, `emails` for the
  * license alerts).
  */
 import type { Delivery, DeliveryOutcome } from './deliver-once.ts';
@@ -17,6 +17,7 @@ export type DeliveryCounts = {
   sentUnconfirmed: number;
   unknown: number;
   inProgressElsewhere: number;
+  suppressed: number;
 };
 
 export const DEFAULT_COUNTERS: OutcomeCounters = {
@@ -26,6 +27,7 @@ export const DEFAULT_COUNTERS: OutcomeCounters = {
   failed: 'failed',
   sentUnconfirmed: 'sentUnconfirmed',
   unknown: 'unknown',
+  suppressed: 'suppressed',
 };
 
 const FINE: ReadonlySet<DeliveryOutcome> = new Set(['sent', 'alreadySent', 'inProgressElsewhere']);

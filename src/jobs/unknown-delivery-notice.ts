@@ -4,8 +4,9 @@
  * most once, under `notice-unknown#<the delivery's ledger key>`, so a rerun that finds the same unknown delivery
  * sends no second notice.
  */
-import { renderUnknownDeliveryNotice } from '../render/index.ts';
+import { renderUnknownDeliveryNotice } from '../render/failure-notice.ts';
 import { type DeliveryPorts, deliverOnce } from './deliver-once.ts';
+import type { DeliveryLabel } from './delivery-label.ts';
 
 /** The owner is told once of each delivery whose outcome is unknown. */
 export const unknownNoticeKey = (deliveryKey: string) => `notice-unknown#${deliveryKey}`;
@@ -16,22 +17,13 @@ export interface UnknownDelivery {
   reason: string;
 }
 
-export interface UnknownNoticeSubject {
+/** The delivery, as its sender names it (delivery-label.ts; `X-Pulse-Notice: delivery-unknown` is added). */
+export interface UnknownNoticeSubject extends DeliveryLabel {
   /** The ledger key of the delivery (for an email under many claims, one key that names it). */
   deliveryKey: string;
   from: string;
-  /** Who is told. */
-  owner: string;
-  /** What was sent, in a sentence: "the license alerts email of 2026-11-24 (12 alerts)". */
-  what: string;
-  /** Short, for the subject: "license alerts of 2026-11-24". */
-  subjectLabel: string;
-  /** The line under the title. */
-  heading: string;
   /** The command that selects this delivery; `--resend-unknown` / `--confirm-unknown` are appended. */
   command: string;
-  /** The sender's own headers (`X-Pulse-Notice: delivery-unknown` is added). */
-  headers: Record<string, string>;
 }
 
 /** Tells the owner of one delivery whose outcome is unknown, once; returns an error line if that failed. */

@@ -20,10 +20,29 @@ export type ClaimResult =
   /** A send whose outcome nobody knows (marked so, or a claim that outlived its lease): not claimed. */
   | { outcome: 'unknown'; claimedAt: string; reason: string };
 
-export type LedgerRecord =
+export type LedgerRecord = (
   | { state: 'done'; detail: Record<string, unknown> }
   | { state: 'in-progress'; claimedAt: string }
-  | { state: 'unknown'; claimedAt: string; reason: string };
+  | { state: 'unknown'; claimedAt: string; reason: string }
+) & {
+  /** What mail servers and recipients reported after the send (bounces, complaints, rejects), oldest first. */
+  mailEvents?: MailEventNote[];
+};
+
+/** A bounce, complaint or reject of a sent message (src/jobs/mail-events/), as its delivery's record keeps it. */
+export interface MailEventNote {
+  /** The event's own id: an event delivered twice is recorded once. */
+  id: string;
+  type: 'bounce' | 'complaint' | 'reject';
+  /** When the mail server or recipient reported it (ISO 8601). */
+  at: string;
+  /** The recipients it names. */
+  recipients: string[];
+  /** What was reported: "Permanent/General: smtp; 550 5.1.1 user unknown", "complaint: abuse", "Bad content". */
+  detail: string;
+  /** Whether Pulse stops mailing the recipients for it (a hard bounce, a complaint). */
+  suppressed: boolean;
+}
 
 export interface ClaimOptions {
   /** How long a claim counts as a live send; after that, without `complete`, it is `unknown`. */
@@ -45,4 +64,13 @@ export interface Ledger {
   markUnknown(key: string, reason: string): Promise<void>;
   /** The record of a key, if any, with an expired claim reported as `unknown`. */
   get(key: string, opts?: Pick<ClaimOptions, 'leaseSeconds'>): Promise<LedgerRecord | undefined>;
+}
+
+/** What the mail-events job adds to the ledger (the senders need none of it): a delivery's reported events. */
+export interface MailEventRecorder {
+  /**
+   * Adds a mail event to the key's record without changing its state (or its claim); `noRecord` when the key has
+   * none (never claimed, released, or expired), `alreadyRecorded` when the record has this event's id.
+   */
+  recordMailEvent(key: string, event: MailEventNote): Promise<'recorded' | 'alreadyRecorded' | 'noRecord'>;
 }

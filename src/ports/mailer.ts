@@ -17,6 +17,11 @@ export interface MailMessage {
   attachments?: MailAttachment[];
   /** Extra headers, e.g. `X-Pulse-Digest`. */
   headers?: Record<string, string>;
+  /**
+   * The ledger key of the delivery this message is (deliver-once.ts sets it): the mailer sends it as the SES tag
+   * or SMTP header of src/ports/delivery-tag.ts, so a bounce or complaint can be matched back to it.
+   */
+  delivery?: string;
 }
 
 export interface Mailer {

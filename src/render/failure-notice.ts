@@ -1,8 +1,9 @@
 /**
  * Notices to an owner (a digest's, or the license jobs'), rendered from the compiled templates/failure-notice.mjml
- * plus a plain-text part with the same content: "digest held" (the guard stopped a digest; at most once a day) and
+ * plus a plain-text part with the same content: "digest held" (the guard stopped a digest; at most once a day),
  * "delivery unknown" (a send of any Pulse email — digest, license alerts, license report — may or may not have gone
- * out, so Pulse will not send it again on its own; once per such delivery).
+ * out, so Pulse will not send it again on its own; once per such delivery) and "bounced" / "complaint" / "rejected"
+ * (what the mail server or the recipient reported about a sent email, src/jobs/mail-events/; once per delivery).
  */
 import { loadTemplate } from './compiled-templates.ts';
 import type { RenderedEmail } from './digest-email.ts';
@@ -39,6 +40,24 @@ export interface UnknownDeliveryNoticeView {
   resendCommand: string;
   /** The command that records it as delivered, after the mail server's log showed it was. */
   confirmCommand: string;
+  footer: string;
+}
+
+/** A bounce, complaint or reject of any email Pulse sends, reported by the mail server or the recipient. */
+export interface MailEventNoticeView {
+  kind: 'bounce' | 'complaint' | 'reject';
+  /** What was sent, as in UnknownDeliveryNoticeView. */
+  what: string;
+  subjectLabel: string;
+  heading: string;
+  /** The recipient it was sent to. */
+  address: string;
+  /** When it was reported (ISO 8601). */
+  at: string;
+  /** What was reported, one sentence each: "Permanent bounce (General).", "smtp; 550 5.1.1 user unknown". */
+  details: string[];
+  /** The command that clears the address when Pulse stopped mailing it; null when it did not. */
+  clearCommand: string | null;
   footer: string;
 }
 
@@ -104,14 +123,53 @@ export function renderUnknownDeliveryNotice(notice: UnknownDeliveryNoticeView, c
   );
 }
 
+const MAIL_EVENT_TITLES: Record<MailEventNoticeView['kind'], string> = {
+  bounce: 'Email bounced',
+  complaint: 'Complaint received',
+  reject: 'Email rejected',
+};
+
+export function renderMailEventNotice(notice: MailEventNoticeView, compiledHtml?: string): RenderedNotice {
+  const title = MAIL_EVENT_TITLES[notice.kind];
+  const intro = {
+    bounce: `${capitalized(notice.what)} did not reach ${notice.address}: the receiving mail server returned it.`,
+    complaint: `${notice.address} reported ${notice.what} as spam (a complaint, passed on by their mail provider).`,
+    reject: `${capitalized(notice.what)} was not sent to ${notice.address}: Amazon SES rejected the message.`,
+  }[notice.kind];
+  return renderOwnerNotice(
+    {
+      subject: `${title}: ${notice.subjectLabel}, to ${notice.address}`,
+      title,
+      weekLabel: notice.heading,
+      intro,
+      // Not capitalized: a detail may start with an address, and the mail server's words are quoted as they came.
+      items: [`Reported ${readableUtc(notice.at)}.`, ...notice.details.map(ended)],
+      outcome: notice.clearCommand
+        ? `Pulse sends nothing more to ${notice.address} until the address is cleared: mail that keeps bouncing, or that recipients call spam, harms every Pulse email's delivery.`
+        : `Pulse still sends to ${notice.address}: nothing needs doing unless it happens again.`,
+      command: notice.clearCommand
+        ? {
+            hint: 'Once the address works again (or the recipient asked for the mail), clear it:',
+            text: notice.clearCommand,
+          }
+        : null,
+      footer: notice.footer,
+    },
+    compiledHtml,
+  );
+}
+
+const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 /** `2026-11-16T07:00:04.120Z` → `2026-11-16 07:00 UTC`; anything else as it is. */
 const readableUtc = (iso: string) =>
   /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso;
-/** Capitalized, and ended with a full stop unless it ends in punctuation already. */
-const sentence = (text: string) => {
+/** Ended with a full stop unless it ends in punctuation already. */
+const ended = (text: string) => {
   const t = text.trim();
-  return `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?)]$/.test(t) ? '' : '.'}`;
+  return `${t}${/[.!?)]$/.test(t) ? '' : '.'}`;
 };
+/** Capitalized and ended. */
+const sentence = (text: string) => capitalized(ended(text));
 
 function renderOwnerNotice(n: OwnerNotice, compiledHtml?: string): RenderedNotice {
   const html = loadTemplate('failure-notice', compiledHtml).render({

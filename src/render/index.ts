@@ -8,8 +8,10 @@ export { renderDigestReport } from './digest-report.ts';
 export { digestReportModel } from './digest-report-model.ts';
 export {
   type FailureNoticeView,
+  type MailEventNoticeView,
   type RenderedNotice,
   renderFailureNotice,
+  renderMailEventNotice,
   renderUnknownDeliveryNotice,
   type UnknownDeliveryNoticeView,
 } from './failure-notice.ts';

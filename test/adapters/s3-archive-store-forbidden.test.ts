@@ -4,7 +4,7 @@
  * so a proxy in front of it answers as S3 would to such a caller: 403 for a missing key, and 403 for a listing outside
  * the allowed prefixes. The store must still tell a missing key (undefined) from a refused one (the error).
  */
-import { request as httpRequest, createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { ListObjectsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3ArchiveStore, s3ClientFor } from '../../src/adapters/aws/s3-archive-store.ts';

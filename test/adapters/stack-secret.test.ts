@@ -12,60 +12,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CustomResourceEvent } from '../../src/adapters/aws/cfn-response.ts';
 import { PLACEHOLDER_USER_NAME } from '../../src/adapters/aws/secrets.ts';
 import { ensureStackSecret, STACK_TAG, StackSecretTakenError } from '../../src/adapters/aws/stack-secret.ts';
-import { type AwsJsonStub, type StubOperation, startAwsJsonStub } from '../helpers/aws-json-stub.ts';
+import { type AwsJsonStub, startAwsJsonStub } from '../helpers/aws-json-stub.ts';
+import { type SecretStore, secretLifecycleOperations } from '../helpers/secrets-manager-peer.ts';
 
-interface StoredSecret {
-  arn: string;
-  name: string;
-  value: string;
-  tags: { Key: string; Value: string }[];
-  deletedDate?: number;
-}
-const secrets = new Map<string, StoredSecret>();
-const notFound = (id: string) => ({
-  status: 400,
-  type: 'ResourceNotFoundException',
-  message: `Secrets Manager can't find the specified secret: ${id}`,
-});
-const find = (id: string) => secrets.get(id) ?? [...secrets.values()].find((s) => s.arn === id);
-const operations: Record<string, StubOperation> = {
-  'secretsmanager.DescribeSecret': (input) => {
-    const s = find(String(input.SecretId));
-    if (!s) return notFound(String(input.SecretId));
-    return {
-      body: { ARN: s.arn, Name: s.name, Tags: s.tags, ...(s.deletedDate ? { DeletedDate: s.deletedDate } : {}) },
-    };
-  },
-  'secretsmanager.CreateSecret': (input) => {
-    const name = String(input.Name);
-    if (secrets.has(name))
-      return {
-        status: 400,
-        type: 'ResourceExistsException',
-        message: `The operation failed because the secret ${name} already exists.`,
-      };
-    const arn = `arn:aws:secretsmanager:eu-central-1:123456789012:secret:${name}-${randomUUID().slice(0, 6)}`;
-    secrets.set(name, {
-      arn,
-      name,
-      value: String(input.SecretString),
-      tags: (input.Tags as StoredSecret['tags']) ?? [],
-    });
-    return { body: { ARN: arn, Name: name } };
-  },
-  'secretsmanager.RestoreSecret': (input) => {
-    const s = find(String(input.SecretId));
-    if (!s) return notFound(String(input.SecretId));
-    delete s.deletedDate;
-    return { body: { ARN: s.arn, Name: s.name } };
-  },
-  'secretsmanager.TagResource': (input) => {
-    const s = find(String(input.SecretId));
-    if (!s) return notFound(String(input.SecretId));
-    for (const tag of input.Tags as StoredSecret['tags']) s.tags = [...s.tags.filter((t) => t.Key !== tag.Key), tag];
-    return { body: {} };
-  },
-};
+const secrets: SecretStore = new Map();
 
 let stub: AwsJsonStub;
 let client: SecretsManagerClient;
@@ -74,7 +24,7 @@ let responseUrl: string;
 const answers: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  stub = await startAwsJsonStub(operations);
+  stub = await startAwsJsonStub(secretLifecycleOperations(secrets, 'eu-central-1'));
   client = new SecretsManagerClient({
     region: 'eu-central-1',
     endpoint: stub.url,

@@ -45,6 +45,20 @@ describe('configFromBundle', () => {
     expect(config.licenses).toBeUndefined();
   });
 
+  it('lays PULSE_SES_CONFIGURATION_SET over an SES transport (the default one too), never over SMTP', () => {
+    const env = (mail: unknown) => ({
+      PULSE_CONFIG_FILE: fileWith({ ...part, mail }),
+      PULSE_SES_CONFIGURATION_SET: 'Pulse-MailEvents-1',
+    });
+    const ses = configFromBundle(env({ from: 'pulse@example.com', transport: { kind: 'ses', region: 'eu-west-1' } }));
+    expect(ses.mail.transport).toEqual({ kind: 'ses', region: 'eu-west-1', configurationSet: 'Pulse-MailEvents-1' });
+    const byDefault = configFromBundle(env({ from: 'pulse@example.com' }));
+    expect(byDefault.mail.transport).toEqual({ kind: 'ses', configurationSet: 'Pulse-MailEvents-1' });
+    const smtp = configFromBundle(env({ from: 'pulse@example.com', transport: { kind: 'smtp', host: 'mail.local' } }));
+    expect(smtp.mail.transport).toMatchObject({ kind: 'smtp', host: 'mail.local' });
+    expect(smtp.mail.transport).not.toHaveProperty('configurationSet');
+  });
+
   it('keeps the file as it is where the environment names nothing', () => {
     const config = configFromBundle({ PULSE_CONFIG_FILE: fileWith(part) });
     expect(config.archive?.bucket).toBe('set-by-the-stack');

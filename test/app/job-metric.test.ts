@@ -61,4 +61,15 @@ describe('jobMetricLine', () => {
   it('counts a run that held or failed something as JobFailed 1, JobSucceeded 0 (no heartbeat)', () => {
     expect(JSON.parse(jobMetricLine(run(false)))).toMatchObject({ JobFailed: 1, JobSucceeded: 0 });
   });
+
+  it('reports the mail events as Bounced (hard, transient, dropped by SES), Complained and Rejected', () => {
+    const counts = { events: 6, bounced: 1, transientBounces: 1, suppressedBySes: 1, complained: 2, rejected: 1 };
+    const line = JSON.parse(jobMetricLine({ job: 'mail-events', ok: true, counts, outputs: [], errors: [] }));
+    expect(line).toMatchObject({ Bounced: 3, Complained: 2, Rejected: 1 });
+    // Another job's `rejected` (the archive's rejected file names) is not a mail event.
+    const archive = JSON.parse(
+      jobMetricLine({ job: 'archive', ok: true, counts: { rejected: 4 }, outputs: [], errors: [] }),
+    );
+    expect(archive.Rejected).toBeUndefined();
+  });
 });

@@ -13,6 +13,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.ts';
 import { dynamoDocumentClientFor } from '../../src/adapters/aws/dynamodb-ledger.ts';
+import { DynamoDbSuppressionList } from '../../src/adapters/aws/dynamodb-suppressions.ts';
 import { s3ClientFor } from '../../src/adapters/aws/s3-archive-store.ts';
 import { PLACEHOLDER_USER_NAME } from '../../src/adapters/aws/secrets.ts';
 import {
@@ -124,6 +125,7 @@ describe('pulse doctor', () => {
     expect(line('sign-out')).toBe('✓ sign-out: session ended');
     expect(line(`archive bucket ${BUCKET}`)).toBe(`✓ archive bucket ${BUCKET}: reachable (HeadBucket)`);
     expect(line(`state table ${TABLE}`)).toBe(`✓ state table ${TABLE}: ACTIVE (DescribeTable)`);
+    expect(line('suppressed addresses')).toBe('✓ suppressed addresses: none: every recipient is mailed');
     expect(line('SES')).toBe('- SES: not configured (mail.transport is SMTP)');
     expect(line(`SMTP ${sink.host}:${sink.port}`)).toMatch(/^✓ .*connected, EHLO answered \(nothing sent\)$/);
     expect(lines.at(-1)).toMatch(/^doctor: no check failed \(\d+ passed, 1 warnings, 1 skipped\)$/);
@@ -277,6 +279,41 @@ describe('pulse doctor', () => {
       );
       expect(code).toBe(1);
     });
+  });
+
+  it('lists each address Pulse no longer mails, with since when, why, which delivery and the clear command', async () => {
+    const table = 'pulse-doctor-suppressions';
+    const doc = dynamoDocumentClientFor({ endpoint: dynamo.endpoint });
+    await ensureTable(doc, table);
+    const list = new DynamoDbSuppressionList({ client: doc, tableName: table });
+    await list.add({
+      address: 'Bounced@Example.com',
+      since: '2026-11-16T07:02:11.000Z',
+      reason: 'bounce',
+      detail: 'Permanent bounce (General); bounced@example.com: smtp; 550 5.1.1 user unknown',
+      deliveryKey: 'digest#exec-weekly#2026-W46#bounced@example.com',
+    });
+    await list.add({
+      address: 'complained@example.com',
+      since: '2026-11-17T09:00:00.000Z',
+      reason: 'complaint',
+      detail: 'Complaint (abuse)',
+      deliveryKey: 'license-report#2026-W46#complained@example.com',
+    });
+    doc.destroy();
+    const out = await pulseMain(['doctor', '--config', await configFile(), '--table', table], env);
+    const lines = out.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.includes('suppressed'))).toEqual([
+      '! suppressed bounced@example.com: not mailed since 2026-11-16T07:02:11.000Z, after a hard bounce of ' +
+        'digest#exec-weekly#2026-W46#bounced@example.com (Permanent bounce (General); bounced@example.com: smtp; ' +
+        '550 5.1.1 user unknown); clear it with `pulse mail clear-suppression bounced@example.com`',
+      '! suppressed complained@example.com: not mailed since 2026-11-17T09:00:00.000Z, after a complaint of ' +
+        'license-report#2026-W46#complained@example.com (Complaint (abuse)); clear it with ' +
+        '`pulse mail clear-suppression complained@example.com`',
+    ]);
+    // Worth knowing, not a failure.
+    expect(lines.at(-1)).toMatch(/^doctor: no check failed \(\d+ passed, 3 warnings, 1 skipped\)$/);
+    expect(out.code).toBe(0);
   });
 
   it('is listed in `pulse --help` and has its own help', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configJsonSchema } from '../../src/config/json-schema.ts';
 import { ConfigError, configPath, loadConfig, MAX_CONFIG_BYTES, parseConfig } from '../../src/config/load.ts';
+import { deployNames } from '../../src/config/schema.ts';
 
 /** A temporary folder for one test's files, removed after the file's tests. */
 const dirs: string[] = [];
@@ -171,17 +172,26 @@ describe('pulse.config.json', () => {
     expect(committed).toEqual(configJsonSchema());
   });
 
-  it('reads the optional deploy section: a default secret name, an optional alarm email, no data events', () => {
+  it('reads the optional deploy section: stack Pulse, its secret, an optional alarm email, no data events', () => {
     const c = example();
     expect(parseConfig(c).deploy).toBeUndefined();
+    expect(deployNames(parseConfig(c))).toEqual({ stackName: 'Pulse', secretName: 'pulse/reporting-service' });
     c.deploy = { alarmEmail: 'oncall@example.com' };
     expect(parseConfig(c).deploy).toEqual({
-      secretName: 'pulse/reporting-service',
+      stackName: 'Pulse',
       alarmEmail: 'oncall@example.com',
       cloudTrailDataEvents: false,
     });
     c.deploy = { cloudTrailDataEvents: true };
     expect(parseConfig(c).deploy?.cloudTrailDataEvents).toBe(true);
+  });
+
+  it('names the secret after the stack unless deploy.secretName says otherwise', () => {
+    const c = example();
+    c.deploy = { stackName: 'Pulse-EU' };
+    expect(deployNames(parseConfig(c))).toEqual({ stackName: 'Pulse-EU', secretName: 'pulse-eu/reporting-service' });
+    c.deploy = { stackName: 'Pulse-EU', secretName: 'acme/reporting' };
+    expect(deployNames(parseConfig(c))).toEqual({ stackName: 'Pulse-EU', secretName: 'acme/reporting' });
   });
 
   it("defaults the archive's Object Lock to 365 days in COMPLIANCE mode, and takes GOVERNANCE for test accounts", () => {
@@ -212,7 +222,9 @@ describe('pulse.config.json', () => {
     [{ secretName: 'pulse reporting' }, 'deploy.secretName: letters, digits'],
     [{ secretName: 'pulse/reporting-abcdef' }, 'deploy.secretName: must not end in "-" and six characters'],
     [{ alarmEmail: 'not-an-address' }, 'deploy.alarmEmail:'],
-    [{ stackName: 'x' }, 'deploy: Unrecognized key'],
+    [{ stackName: '1pulse' }, 'deploy.stackName: a letter, then letters, digits and -'],
+    [{ stackName: 'pulse_eu' }, 'deploy.stackName: a letter, then letters, digits and -'],
+    [{ stackname: 'Pulse' }, 'deploy: Unrecognized key'],
     [{ cloudTrailDataEvents: 'yes' }, 'deploy.cloudTrailDataEvents:'],
   ])('refuses a bad deploy section naming the field (%#)', (deploy, expected) => {
     const c = example();

@@ -8,8 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { expect } from 'vitest';
+import type { DynamoDbLedger } from '../../src/adapters/aws/dynamodb-ledger.ts';
 import { ConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { type LocalPeers, startLocalPeers } from '../../src/adapters/local/local-peers.ts';
+import type { SinkReaction } from '../../src/adapters/local/sink-mail-events.ts';
 import { reportingClientFor } from '../../src/app/service-client.ts';
 import { decodePng, isBlank } from '../../src/charts/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
@@ -29,7 +31,7 @@ export interface LocalDigest {
   /** Every log line of every run (JSON lines), to check that no secret is ever logged. */
   logLines: string[];
   /** Ports as the local runtime builds them, with a new client (own session) per call. */
-  ports(clock?: Clock): DigestPorts;
+  ports(clock?: Clock): DigestPorts & { ledger: DynamoDbLedger };
   /** Messages received by the SMTP sink so far, parsed, optionally only those with this X-Pulse-Digest. */
   mails(digestId?: string): Promise<ReceivedMail[]>;
   close(): Promise<void>;
@@ -50,6 +52,8 @@ export async function startLocalDigest(opts: {
   registryKeys?: number;
   /** The emulator's password (default: the emulator's own). */
   password?: string;
+  /** Addresses the SMTP sink bounces or complains for (local-peers.ts `mailReactions`). */
+  mailReactions?: Record<string, SinkReaction>;
 }): Promise<LocalDigest> {
   const workDir = await mkdtemp(join(tmpdir(), 'pulse-digest-'));
   const peers = await startLocalPeers({
@@ -62,6 +66,7 @@ export async function startLocalDigest(opts: {
       ...(opts.registryKeys !== undefined ? { registryKeys: opts.registryKeys } : {}),
       ...(opts.password !== undefined ? { password: opts.password } : {}),
     },
+    ...(opts.mailReactions ? { mailReactions: opts.mailReactions } : {}),
   });
   const emu = peers.emulator;
   const config = parseConfig({
@@ -90,6 +95,7 @@ export async function startLocalDigest(opts: {
       client: reportingClientFor(config.service, () => emu.credentials, logger),
       mailer: peers.mailer,
       ledger: peers.ledger,
+      suppressions: peers.suppressions,
       archive: peers.archive,
       clock,
       logger,

@@ -33,7 +33,9 @@ export interface LocalLicenses extends LocalDigest {
   licenseMails(to?: string): Promise<LicenseMail[]>;
 }
 
-export async function startLocalLicenses(opts: { registryKeys?: number } = {}): Promise<LocalLicenses> {
+export async function startLocalLicenses(
+  opts: Pick<Parameters<typeof startLocalDigest>[0], 'registryKeys' | 'mailReactions'> = {},
+): Promise<LocalLicenses> {
   const local = await startLocalDigest({ digests: [], ...opts });
   const configWith = (licenses: Record<string, unknown>) => ({ ...local.config, licenses: Licenses.parse(licenses) });
   return {

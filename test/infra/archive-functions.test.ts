@@ -101,10 +101,12 @@ describe('archive functions', () => {
       // Not the prefix as a whole: the digests, license registry and license-sync uploads are other jobs'.
       expect(policy).not.toContain(`/${prefix}/*"`);
       expect(policy).toContain('s3:PutObject');
-      expect(policy).toContain('s3:GetObjectVersion');
       for (const forbidden of ['s3:DeleteObject', 's3:PutObjectRetention', 's3:BypassGovernanceRetention', 's3:*'])
         expect(policy).not.toContain(`"${forbidden}`);
     }
+    // Only the copier writes exports and reads them by version; the plan step reads them and writes run records.
+    expect(policyOf('archive-copy')).toContain('s3:GetObjectVersion');
+    expect(policyOf('archive')).not.toContain('s3:GetObjectVersion');
     expect(policyOf('archive')).toContain('sqs:SendMessage');
     expect(policyOf('archive-copy')).not.toContain('sqs:SendMessage');
   });

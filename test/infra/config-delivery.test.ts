@@ -45,6 +45,7 @@ const bundledConfigOf: Record<PulseFunctionName, () => string | undefined> = {
   'license-alerts': () => stack.licenseAlerts?.bundledConfig,
   'license-report': () => stack.licenseReport?.bundledConfig,
   'license-sync': () => stack.licenseSync?.bundledConfig,
+  'mail-events': () => stack.mailEvents?.worker.bundledConfig,
 };
 const jobs = Object.keys(FUNCTION_CONFIG_SECTIONS) as PulseFunctionName[];
 const recipientAddress = /recipient-\d+-\d+@example\.com|ceo@|cpo@|growth@|subscriptions@|license-ops@|oncall@/;

@@ -78,7 +78,11 @@ describe('archive prefix', () => {
       { ...productionConfig().archive!, keyTemplate: '<prefix>/<kind>/<product>/<fileName>', kinds: ['exceptions'] },
       ['1'],
     );
-    expect(patterns).toEqual(['pulse/exceptions/*', 'pulse/runs/*', 'pulse/manifests/*', 'pulse/coverage/*']);
+    expect(patterns).toEqual({
+      exports: ['pulse/exceptions/*'],
+      plans: ['pulse/runs/*'],
+      finished: ['pulse/manifests/*', 'pulse/coverage/*'],
+    });
   });
 
   it.each([
@@ -192,10 +196,21 @@ describe('state table rights', () => {
     ['archive', RUNS, STATE_KEYS.archiveRuns],
     ['archive-copy', RUNS, STATE_KEYS.archiveRuns],
   ])('%s: exactly the actions its adapter calls, on its own items', (job, actions, keys) => {
-    const statements = dynamo(job);
-    expect(statements).toHaveLength(1);
-    expect(statements[0]!.Action).toEqual(actions);
-    expect(statements[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } });
+    const [own, ...others] = dynamo(job);
+    expect(own!.Action).toEqual(actions);
+    expect(own!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } });
+    // A sender also reads the suppression list before each claim (src/jobs/deliver-once.ts), and only reads it.
+    const reads = MAILERS.includes(job)
+      ? [
+          {
+            Action: 'dynamodb:GetItem',
+            Effect: 'Allow',
+            Resource: own!.Resource,
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['mail-suppressed'] } },
+          },
+        ]
+      : [];
+    expect(others).toEqual(reads);
   });
 
   it('license sync touches no table', () => {

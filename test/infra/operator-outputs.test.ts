@@ -1,7 +1,6 @@
 /** What an operator gets from the stack: outputs to act on, the secret under a fixed name, alarms by email. */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { PLACEHOLDER_USER_NAME } from '../../src/adapters/aws/secrets.ts';
 import { productionConfig, synthPulse } from './synth-pulse.ts';
 
 describe('operator basics', () => {
@@ -111,6 +110,11 @@ describe('two stacks in one account', () => {
     eu.template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ PULSE_JOB: 'digest', PULSE_STACK_NAME: 'Pulse-eu' }) },
     });
-    expect(JSON.stringify(eu.template.findResources('AWS::SNS::TopicPolicy'))).toContain(':alarm:Pulse-eu-*');
+    // The topic admits its own stack's alarms by ARN (a name pattern like `Pulse-eu-*` would admit `Pulse-eu-2`'s).
+    const policy = JSON.stringify(eu.template.findResources('AWS::SNS::TopicPolicy'));
+    const alarms = Object.keys(eu.template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBeGreaterThan(40);
+    for (const id of alarms) expect(policy).toContain(JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }));
+    expect(policy).not.toContain(':alarm:');
   });
 });

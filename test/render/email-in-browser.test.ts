@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDigestEmail } from '../../src/render/digest-email.ts';
-import { renderFailureNotice, renderUnknownDeliveryNotice } from '../../src/render/failure-notice.ts';
+import {
+  renderFailureNotice,
+  renderMailEventNotice,
+  renderUnknownDeliveryNotice,
+} from '../../src/render/failure-notice.ts';
 import { ARTIFACTS, type EmailBrowser, openEmail, startEmailBrowser } from '../helpers/email-browser.ts';
 import { HOSTILE, hostileView, sampleView } from './sample-views.ts';
 
@@ -222,6 +226,41 @@ describe('layout', () => {
       expect(text).toContain('--resend-unknown');
       expect(text).toContain('--confirm-unknown');
       expect(text).toContain(`${HOSTILE.script}${HOSTILE.imgOnError}`);
+      expect(injected).toBe(0);
+    });
+  }
+  for (const width of [375, 800]) {
+    it(`the bounce notice fits ${width} px, shows the clear command, and keeps a hostile diagnostic as text`, async () => {
+      const notice = renderMailEventNotice(
+        {
+          kind: 'bounce',
+          what: 'the digest “Weekly product digest” (weekly-exec) for 2026-W46',
+          subjectLabel: 'Weekly product digest (weekly-exec), 2026-W46',
+          heading: 'Weekly product digest · 2026-W46',
+          address: 'ceo@example.com',
+          at: '2026-11-16T07:02:11.000Z',
+          details: [
+            'Permanent bounce (General)',
+            `ceo@example.com: smtp; 550 5.1.1 <ceo@example.com>: Recipient address rejected: User unknown in virtual mailbox table ${HOSTILE.script}`,
+          ],
+          clearCommand: 'pulse mail clear-suppression ceo@example.com',
+          footer: 'Pulse · digest weekly-exec',
+        },
+        noticeHtml,
+      );
+      const { page } = await open(notice.html, width);
+      const result = await overflow(page);
+      const text = await page.evaluate(() => (globalThis as unknown as PageGlobals).document.body.innerText);
+      const injected = await page.evaluate(
+        () => (globalThis as unknown as PageGlobals).document.querySelectorAll('script').length,
+      );
+      await page.screenshot({ path: join(ARTIFACTS, `mail-bounce-notice-${width}.png`), fullPage: true });
+      await page.close();
+      expect(result.scrollWidth).toBeLessThanOrEqual(width);
+      expect(result.outside).toEqual([]);
+      expect(text).toContain('Email bounced');
+      expect(text).toContain('pulse mail clear-suppression ceo@example.com');
+      expect(text).toContain(HOSTILE.script);
       expect(injected).toBe(0);
     });
   }

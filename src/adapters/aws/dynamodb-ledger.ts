@@ -14,7 +14,14 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../../ports/clock.ts';
-import type { ClaimOptions, ClaimResult, Ledger, LedgerRecord } from '../../ports/ledger.ts';
+import type {
+  ClaimOptions,
+  ClaimResult,
+  Ledger,
+  LedgerRecord,
+  MailEventNote,
+  MailEventRecorder,
+} from '../../ports/ledger.ts';
 
 export const LEDGER_SORT_KEY = 'ledger';
 const IN_PROGRESS = 'in-progress';
@@ -44,6 +51,7 @@ interface LedgerItem {
   claimedAt: string;
   detail?: Record<string, unknown>;
   reason?: string;
+  mailEvents?: MailEventNote[];
 }
 
 /** A document client with the marshalling the ledger needs (`detail` may carry undefined fields). */
@@ -60,7 +68,7 @@ export function dynamoDocumentClientFor(opts: { endpoint?: string; region?: stri
 /** A conditional write refused because its condition did not hold (also used by the archive run records). */
 export const isConditionFailure = (e: unknown): boolean => (e as Error)?.name === 'ConditionalCheckFailedException';
 
-export class DynamoDbLedger implements Ledger {
+export class DynamoDbLedger implements Ledger, MailEventRecorder {
   readonly #db: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #clock: Clock;
@@ -180,7 +188,32 @@ export class DynamoDbLedger implements Ledger {
   }
 
   async get(key: string, opts: Pick<ClaimOptions, 'leaseSeconds'> = {}): Promise<LedgerRecord | undefined> {
-    return this.#recordOf(await this.#read(key), this.#leaseMs(opts));
+    const item = await this.#read(key);
+    const record = this.#recordOf(item, this.#leaseMs(opts));
+    return record && item?.mailEvents ? { ...record, mailEvents: item.mailEvents } : record;
+  }
+
+  /**
+   * One UpdateItem: the event is appended and its id added to a string set, both only while the record exists and
+   * the set lacks the id; a refused condition is then told apart by reading the record.
+   */
+  async recordMailEvent(key: string, event: MailEventNote): Promise<'recorded' | 'alreadyRecorded' | 'noRecord'> {
+    try {
+      await this.#db.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { pk: key, sk: LEDGER_SORT_KEY },
+          UpdateExpression: 'SET #events = list_append(if_not_exists(#events, :none), :event) ADD #ids :ids',
+          ConditionExpression: 'attribute_exists(pk) AND NOT contains(#ids, :id)',
+          ExpressionAttributeNames: { '#events': 'mailEvents', '#ids': 'mailEventIds' },
+          ExpressionAttributeValues: { ':none': [], ':event': [event], ':ids': new Set([event.id]), ':id': event.id },
+        }),
+      );
+      return 'recorded';
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+      return (await this.#read(key)) === undefined ? 'noRecord' : 'alreadyRecorded';
+    }
   }
 
   /** A stored item as the port's record: a claim older than its lease is `unknown`. */

@@ -2,7 +2,8 @@
  * `startLocalPeers`: everything Pulse talks to in AWS, in-process on 127.0.0.1, with state under one work directory
  * (default `.pulse/`) so a second run sees the first: the Reporting Service emulator, dynalite for the state table
  * (`<workDir>/dynamodb`, LevelDB), s3rver for the archive bucket (`<workDir>/s3`) and the SMTP sink
- * (`<workDir>/outbox`). Returns the endpoints and the same adapters the Lambdas use, pointed at these peers.
+ * (`<workDir>/outbox`; it can be told to bounce or complain for some addresses: `mailReactions`). Returns the
+ * endpoints and the same adapters the Lambdas use, pointed at these peers.
  * dynalite has no TTL support (UpdateTimeToLive), so `expiresAt` is written but never acted on locally.
  *
  * A run killed mid-write must not brick the work directory: before s3rver starts, entries it left half-written are
@@ -16,12 +17,14 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { type Emulator, type EmulatorOptions, startEmulator } from '../../../emulator/index.ts';
 import type { Logger } from '../../ports/logger.ts';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../aws/dynamodb-ledger.ts';
+import { DynamoDbSuppressionList } from '../aws/dynamodb-suppressions.ts';
 import { S3ArchiveStore, s3ClientFor } from '../aws/s3-archive-store.ts';
 import { type NodemailerMailer, smtpMailer } from '../mail/nodemailer-mailer.ts';
 import { assertDynaliteStateOpens } from './dynalite-state.ts';
 import { LocalStateError, WorkDirBusyError } from './local-state-error.ts';
 import { ensureBucket, ensureTable, startDynalite, startS3rver } from './peer-servers.ts';
 import { type QuarantinedEntry, quarantineBrokenS3rverEntries } from './s3rver-recovery.ts';
+import type { SinkReaction } from './sink-mail-events.ts';
 import { type SmtpSink, startSmtpSink } from './smtp-sink.ts';
 import { DEFAULT_WORK_DIR } from './work-dir.ts';
 
@@ -44,6 +47,8 @@ export interface LocalPeersOptions {
   logger?: Logger;
   /** The archive's multipart part size; s3rver takes parts below S3's 5 MiB minimum. @default 8 MiB */
   s3PartSize?: number;
+  /** Addresses whose messages the SMTP sink bounces (hard) or reports as spam, after accepting them. */
+  mailReactions?: Record<string, SinkReaction>;
 }
 
 export interface LocalPeers {
@@ -59,6 +64,7 @@ export interface LocalPeers {
   s3: S3Client;
   sink: SmtpSink;
   ledger: DynamoDbLedger;
+  suppressions: DynamoDbSuppressionList;
   archive: S3ArchiveStore;
   mailer: NodemailerMailer;
   /** Stops every peer and client; safe to call twice. */
@@ -111,7 +117,7 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
     await ensureBucket(s3, bucket);
 
     const outboxDir = join(workDir, 'outbox');
-    const sink = await startSmtpSink({ outboxDir });
+    const sink = await startSmtpSink({ outboxDir, ...(opts.mailReactions ? { reactions: opts.mailReactions } : {}) });
     closers.push(() => sink.close());
     const mailer = smtpMailer({ host: sink.host, port: sink.port, secure: false, pool: true });
     closers.push(() => mailer.close());
@@ -129,6 +135,7 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
       s3,
       sink,
       ledger: new DynamoDbLedger({ client: doc, tableName }),
+      suppressions: new DynamoDbSuppressionList({ client: doc, tableName }),
       // s3rver serves objects without signatures, so its bucket URL makes working "view in browser" links.
       archive: new S3ArchiveStore({
         client: s3,

@@ -5,6 +5,10 @@
  * The `.html` is for opening in a browser: mailparser inlines its `cid:` images as data URIs (the `.eml` keeps the
  * message exactly as sent). Recipient addresses come from the SMTP client: they are reduced to a safe file-name
  * fragment, never a path.
+ *
+ * Told to bounce (hard) or complain for some addresses (`reactions`), it still accepts and keeps the message, as a
+ * real mail server accepts before the recipient's bounces or complains, and queues the event SES would publish
+ * (sink-mail-events.ts) for the local run to hand to the mail-events job (`takeMailEvents`).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
@@ -13,7 +17,9 @@ import { basename, join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { type Clock, systemClock } from '../../ports/clock.ts';
+import { DELIVERY_HEADER } from '../../ports/delivery-tag.ts';
 import { safeFileFragment } from './file-names.ts';
+import { type SesEventBridgeEvent, type SinkReaction, sesEventFor } from './sink-mail-events.ts';
 
 export interface SmtpSinkOptions {
   outboxDir: string;
@@ -22,6 +28,8 @@ export interface SmtpSinkOptions {
   /** Largest accepted message. @default 25 MiB */
   maxMessageBytes?: number;
   clock?: Clock;
+  /** Addresses (any case) whose messages bounce for good or are reported as spam, after being accepted. */
+  reactions?: Record<string, SinkReaction>;
 }
 
 export interface ParsedSummary {
@@ -41,6 +49,8 @@ export interface SmtpSink {
   outboxDir: string;
   /** Summaries of the messages received so far, oldest first. */
   messages(): ParsedSummary[];
+  /** The SES events of the bounces and complaints since the last call, oldest first (and forgets them). */
+  takeMailEvents(): SesEventBridgeEvent[];
   close(): Promise<void>;
 }
 
@@ -64,6 +74,8 @@ export async function startSmtpSink(opts: SmtpSinkOptions): Promise<SmtpSink> {
   const clock = opts.clock ?? systemClock;
   await mkdir(outboxDir, { recursive: true });
   const received: ParsedSummary[] = [];
+  const reactions = new Map(Object.entries(opts.reactions ?? {}).map(([a, r]) => [a.toLowerCase(), r]));
+  let pending: SesEventBridgeEvent[] = [];
   let seq = 0;
 
   const store = async (raw: Buffer, session: SMTPServerSession): Promise<void> => {
@@ -92,6 +104,18 @@ export async function startSmtpSink(opts: SmtpSinkOptions): Promise<SmtpSink> {
       attachments: parsed.attachments.length,
       receivedAt: now.toISOString(),
     });
+    const tag = parsed.headers.get(DELIVERY_HEADER.toLowerCase());
+    const sent = {
+      messageId: (parsed.messageId ?? `${name}@sink`).replace(/^<|>$/g, ''),
+      from: from ? from.address : '',
+      to: recipients,
+      deliveryTag: typeof tag === 'string' ? tag : undefined,
+      sentAt: now,
+    };
+    for (const to of recipients) {
+      const reaction = reactions.get(to.toLowerCase());
+      if (reaction) pending.push(sesEventFor(reaction, to, sent, clock.now()));
+    }
   };
 
   const server = new SMTPServer({
@@ -122,6 +146,11 @@ export async function startSmtpSink(opts: SmtpSinkOptions): Promise<SmtpSink> {
     port,
     outboxDir,
     messages: () => received.map((m) => ({ ...m, to: [...m.to] })),
+    takeMailEvents: () => {
+      const taken = pending;
+      pending = [];
+      return taken;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

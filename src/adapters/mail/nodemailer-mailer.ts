@@ -1,11 +1,14 @@
 /**
  * The Mailer port over nodemailer: SES v2 in AWS, SMTP as an option, and SMTP to the local sink. nodemailer builds
  * the MIME tree: multipart/alternative (text, then multipart/related holding the HTML and its inline `cid:` images),
- * inside multipart/mixed only when there are ordinary attachments too.
+ * inside multipart/mixed only when there are ordinary attachments too. A message's delivery (its ledger key) goes
+ * out as an SES message tag, with the configuration set whose events report bounces and complaints, or over SMTP as
+ * a header (src/ports/delivery-tag.ts).
  */
 import { Readable } from 'node:stream';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { createTransport, type Transporter } from 'nodemailer';
+import { DELIVERY_HEADER, DELIVERY_TAG, deliveryTagOf } from '../../ports/delivery-tag.ts';
 import { type Mailer, type MailMessage, MailNotSentError } from '../../ports/mailer.ts';
 
 export interface SmtpAuth {
@@ -27,7 +30,12 @@ export interface SmtpMailerOptions {
 export interface SesMailerOptions {
   region?: string;
   client?: SESv2Client;
+  /** Every message is sent with it, so SES publishes its bounces, complaints and rejects (mail.transport). */
+  configurationSet?: string;
 }
+
+/** How a transport carries a message's delivery: SES's own tags (and configuration set), or a header. */
+type DeliveryMarking = { via: 'ses'; configurationSet?: string | undefined } | { via: 'header' };
 
 /** A port message as nodemailer mail options (also used by the .eml file writer). */
 export function toNodemailerMail(message: MailMessage) {
@@ -101,10 +109,12 @@ type TransportFactory = () => Promise<{ transport: Transporter; closeAfterSend: 
 
 export class NodemailerMailer implements Mailer {
   readonly #factory: TransportFactory;
+  readonly #marking: DeliveryMarking;
   #shared: Transporter | undefined;
 
   /** Sends through `transport`; or, given a factory, through a fresh transport per message (rotating credentials). */
-  constructor(transport: Transporter | TransportFactory) {
+  constructor(transport: Transporter | TransportFactory, marking: DeliveryMarking = { via: 'header' }) {
+    this.#marking = marking;
     if (typeof transport === 'function') {
       this.#factory = transport;
     } else {
@@ -118,13 +128,28 @@ export class NodemailerMailer implements Mailer {
       throw new MailNotSentError(`no mail transport: ${(e as Error).message}`, { cause: e });
     });
     try {
-      const info = await transport.sendMail(toNodemailerMail(message));
+      const info = await transport.sendMail({ ...toNodemailerMail(message), ...this.#marks(message) });
       return { messageId: String(info.messageId) };
     } catch (e) {
       throw certainlyNotSent(e) ? new MailNotSentError(describeSendError(e), { cause: e }) : e;
     } finally {
       if (closeAfterSend) transport.close();
     }
+  }
+
+  /** The mail options that carry the message's delivery: `ses` (merged into SendEmail's input) or a header. */
+  #marks(message: MailMessage) {
+    const tag = message.delivery === undefined ? undefined : deliveryTagOf(message.delivery);
+    if (this.#marking.via === 'header') {
+      return tag === undefined ? {} : { headers: { ...message.headers, [DELIVERY_HEADER]: tag } };
+    }
+    const { configurationSet } = this.#marking;
+    return {
+      ses: {
+        ...(configurationSet ? { ConfigurationSetName: configurationSet } : {}),
+        ...(tag !== undefined ? { EmailTags: [{ Name: DELIVERY_TAG, Value: tag }] } : {}),
+      },
+    };
   }
 
   /**
@@ -149,7 +174,10 @@ export class NodemailerMailer implements Mailer {
 /** SES v2 through nodemailer's SES transport (raw MIME, so inline images survive). */
 export function sesMailer(opts: SesMailerOptions = {}): NodemailerMailer {
   const sesClient = opts.client ?? new SESv2Client(opts.region ? { region: opts.region } : {});
-  return new NodemailerMailer(createTransport({ SES: { sesClient, SendEmailCommand } }));
+  return new NodemailerMailer(createTransport({ SES: { sesClient, SendEmailCommand } }), {
+    via: 'ses',
+    configurationSet: opts.configurationSet,
+  });
 }
 
 export function smtpMailer(opts: SmtpMailerOptions): NodemailerMailer {

@@ -9,7 +9,6 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type LambdaContext, logLevelFromEnv, PowertoolsLoggerAdapter } from '../../adapters/powertools-logger.ts';
 import type { ReportingClient } from '../../client/index.ts';
-import { ConfigError } from '../../config/load.ts';
 import type { PulseConfig } from '../../config/schema.ts';
 import { type Clock, systemClock } from '../../ports/clock.ts';
 import { credentialsFor, reportingClientFor } from '../service-client.ts';
@@ -51,9 +50,4 @@ export function basePorts(config: PulseConfig, env: Env): BasePorts {
 export function withInvocation<T extends BasePorts>(ports: T, context: LambdaContext | undefined): T {
   if (context) ports.logger.addContext(context);
   return ports;
-}
-
-export function stateTableOf(config: PulseConfig): string {
-  if (!config.state) throw new ConfigError('state.tableName: required in AWS (or PULSE_STATE_TABLE)');
-  return config.state.tableName;
 }

@@ -1,11 +1,14 @@
-/** The digest's runtime (functions/digest): the service, mail (SES or SMTP), the ledger (DynamoDB), the archive (S3). */
+/**
+ * The digest's runtime (functions/digest): the service, mail (SES or SMTP), the ledger and the suppression list
+ * (DynamoDB), the archive (S3).
+ */
 import type { PulseConfig } from '../../config/schema.ts';
 import type { DigestPorts } from '../../jobs/digest/run-digest.ts';
 import { configFromBundle } from '../bundled-config.ts';
 import { mailerFor } from '../mailer.ts';
 import { type BasePorts, basePorts, type Env, type LambdaContext, perContainer, withInvocation } from './base.ts';
 import { archiveStoreFor } from './s3-archive.ts';
-import { ledgerFor } from './state-table.ts';
+import { ledgerFor, suppressionsFor } from './state-table.ts';
 
 export type LambdaDigestPorts = DigestPorts & BasePorts;
 
@@ -20,6 +23,7 @@ export function digestPorts(config: PulseConfig, env: Env): LambdaDigestPorts {
       ...base,
       mailer: mailerFor(config.mail.transport, base.secrets),
       archive: config.archive ? archiveStoreFor(config.archive) : undefined,
+      suppressions: suppressionsFor(config, env),
     };
   });
   return { ...kept, client: kept.newClient(), ledger: ledgerFor(config, env) };

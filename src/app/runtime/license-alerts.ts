@@ -1,15 +1,22 @@
-/** The license alerts' runtime (functions/license-alerts): the service, mail and the ledger; no archive (no S3). */
+/**
+ * The license alerts' runtime (functions/license-alerts): the service, mail, the ledger and the suppression list; no
+ * archive (no S3).
+ */
 import type { PulseConfig } from '../../config/schema.ts';
 import type { LicenseAlertPorts } from '../../jobs/licenses/run-license-alerts.ts';
 import { configFromBundle } from '../bundled-config.ts';
 import { mailerFor } from '../mailer.ts';
 import { type BasePorts, basePorts, type Env, type LambdaContext, perContainer, withInvocation } from './base.ts';
-import { ledgerFor } from './state-table.ts';
+import { ledgerFor, suppressionsFor } from './state-table.ts';
 
 export function licenseAlertPorts(config: PulseConfig, env: Env): LicenseAlertPorts & BasePorts {
   const kept = perContainer(config, env, 'license-alerts', () => {
     const base = basePorts(config, env);
-    return { ...base, mailer: mailerFor(config.mail.transport, base.secrets) };
+    return {
+      ...base,
+      mailer: mailerFor(config.mail.transport, base.secrets),
+      suppressions: suppressionsFor(config, env),
+    };
   });
   return { ...kept, client: kept.newClient(), ledger: ledgerFor(config, env) };
 }

@@ -1,12 +1,21 @@
 /**
- * The DynamoDB state table's adapters (delivery ledger, archive run records) over the container's one document
- * client. The ledger is new per invocation: its claim token names one run's claims (src/ports/ledger.ts), and a run
+ * The DynamoDB state table's adapters (delivery ledger, suppression list, archive run records) over the container's
+ * one document client. The ledger is new per invocation: its claim token names one run's claims (src/ports/ledger.ts), and a run
  * must never settle a claim an earlier run in the same container left behind.
  */
 import { DynamoDbArchiveRuns } from '../../adapters/aws/dynamodb-archive-runs.ts';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../../adapters/aws/dynamodb-ledger.ts';
+import { DynamoDbSuppressionList } from '../../adapters/aws/dynamodb-suppressions.ts';
+import { ConfigError } from '../../config/load.ts';
 import type { PulseConfig } from '../../config/schema.ts';
-import { type Env, perContainer, stateTableOf } from './base.ts';
+import { perContainer } from './per-container.ts';
+
+type Env = Record<string, string | undefined>;
+
+export function stateTableOf(config: PulseConfig): string {
+  if (!config.state) throw new ConfigError('state.tableName: required in AWS (or PULSE_STATE_TABLE)');
+  return config.state.tableName;
+}
 
 const documentClient = (config: PulseConfig, env: Env) =>
   perContainer(config, env, 'dynamodb', () => dynamoDocumentClientFor({}));
@@ -14,6 +23,16 @@ const documentClient = (config: PulseConfig, env: Env) =>
 /** A ledger for this invocation's run (cheap: the client is the container's). */
 export function ledgerFor(config: PulseConfig, env: Env): DynamoDbLedger {
   return new DynamoDbLedger({ client: documentClient(config, env), tableName: stateTableOf(config) });
+}
+
+/** The suppression list every mailing function reads before it claims (and the mail-events function writes). */
+export function suppressionsFor(config: PulseConfig, env: Env): DynamoDbSuppressionList {
+  return perContainer(
+    config,
+    env,
+    'suppressions',
+    () => new DynamoDbSuppressionList({ client: documentClient(config, env), tableName: stateTableOf(config) }),
+  );
 }
 
 export function archiveRunsFor(config: PulseConfig, env: Env): DynamoDbArchiveRuns {

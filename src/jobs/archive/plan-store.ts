@@ -5,11 +5,13 @@
  * messages are: what comes out of storage is checked like any other input.
  */
 import * as z from 'zod';
-import { formatPath } from '../../client/shape.ts';
 import { ARCHIVE_KINDS } from '../../config/schema.ts';
 import { keyUnder } from '../../ports/archive-key.ts';
 import type { ArchiveStore } from '../../ports/archive-store.ts';
+import { parseJsonAs } from '../parse-json.ts';
 import type { ArchivePlan } from './plan.ts';
+
+export { parseJsonAs };
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
@@ -58,25 +60,4 @@ export async function loadPlan(store: ArchiveStore, key: string): Promise<Archiv
   if (!bytes) throw new StoredPlanError(`plan ${key} is missing from the archive`);
   const text = Buffer.from(bytes).toString('utf8');
   return parseJsonAs(text, planSchema, (problem) => new StoredPlanError(`plan ${key} ${problem}`)) as ArchivePlan;
-}
-
-/**
- * JSON text checked against `schema`, for what Pulse reads back from its own storage and queue; `fail` turns what is
- * wrong ("is not valid JSON", or the first bad field's path and why) into the caller's named error.
- */
-export function parseJsonAs<S extends z.ZodType>(
-  text: string,
-  schema: S,
-  fail: (problem: string) => Error,
-): z.output<S> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw fail('is not valid JSON');
-  }
-  const parsed = schema.safeParse(json);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw fail(`is malformed at ${formatPath(issue?.path ?? [])}: ${issue?.message ?? ''}`);
 }

@@ -5,10 +5,25 @@
  */
 import type { DigestConfig, PulseConfig } from '../../config/schema.ts';
 import type { DeliveryPorts } from '../deliver-once.ts';
+import { digestLabel } from '../delivery-label.ts';
 import { noticeUnknownDelivery, type UnknownDelivery } from '../unknown-delivery-notice.ts';
+
+/** The ledger keys of the owner's "digest held" notices (failure-notice.ts): `digest-held#<digest id>#<UTC day>`. */
+export const HELD_NOTICE_PREFIX = 'digest-held#';
 
 export const digestLedgerKey = (digestId: string, isoWeek: string, address: string) =>
   `digest#${digestId}#${isoWeek}#${address.toLowerCase()}`;
+
+/** What names a `--preview --send-to` copy in its delivery tag: no ledger record, no owner's notice of a bounce. */
+export const PREVIEW_DELIVERY_PREFIX = 'digest-preview#';
+export const previewDeliveryKey = (digestId: string, isoWeek: string, address: string) =>
+  `${PREVIEW_DELIVERY_PREFIX}${digestId}#${isoWeek}#${address.toLowerCase()}`;
+
+/** The parts of a digestLedgerKey (the mail events name a delivery by its key); undefined for any other key. */
+export function parseDigestLedgerKey(key: string): { digestId: string; isoWeek: string; address: string } | undefined {
+  const m = /^digest#([a-z0-9][a-z0-9-]*)#(\d{4}-W\d{2})#(.+)$/.exec(key);
+  return m ? { digestId: m[1]!, isoWeek: m[2]!, address: m[3]! } : undefined;
+}
 
 export type DigestCounts = {
   sent: number;
@@ -26,6 +41,8 @@ export type DigestCounts = {
   inProgressElsewhere: number;
   /** Unknown deliveries recorded as delivered with --confirm-unknown, without sending. */
   confirmed: number;
+  /** Not sent: the recipient is on the suppression list (a hard bounce or a complaint) until an operator clears it. */
+  suppressed: number;
 };
 
 export const emptyDigestCounts = (): DigestCounts => ({
@@ -37,6 +54,7 @@ export const emptyDigestCounts = (): DigestCounts => ({
   unknown: 0,
   inProgressElsewhere: 0,
   confirmed: 0,
+  suppressed: 0,
 });
 
 /** Tells the digest's owner of one delivery whose outcome is unknown, once; returns an error line if that failed. */
@@ -50,14 +68,10 @@ export async function noticeUnknownDigestDelivery(
   const problem = await noticeUnknownDelivery(
     ports,
     {
+      ...digestLabel(digest, isoWeek),
       deliveryKey: digestLedgerKey(digest.id, isoWeek, unknown.address),
       from: config.mail.from,
-      owner: digest.owner,
-      what: `the digest “${digest.title}” (${digest.id}) for ${isoWeek}`,
-      subjectLabel: `${digest.title} (${digest.id}), ${isoWeek}`,
-      heading: `${digest.title} · ${isoWeek}`,
       command: `pulse digest --digest ${digest.id} --week ${isoWeek}`,
-      headers: { 'X-Pulse-Digest': digest.id, 'X-Pulse-Week': isoWeek },
     },
     unknown,
   );

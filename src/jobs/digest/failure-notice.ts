@@ -3,6 +3,7 @@ import type { DigestConfig, PulseConfig } from '../../config/schema.ts';
 import type { MailMessage } from '../../ports/mailer.ts';
 import { type RenderedNotice, renderFailureNotice } from '../../render/index.ts';
 import { deliverOnce } from '../deliver-once.ts';
+import { HELD_NOTICE_PREFIX } from './deliver.ts';
 import type { PreparedDigest } from './prepare.ts';
 import type { DigestPorts } from './run-digest.ts';
 import { localDateTime } from './week.ts';
@@ -11,11 +12,11 @@ export async function sendFailureNotice(
   config: PulseConfig,
   digest: DigestConfig,
   prepared: PreparedDigest,
-  ports: Pick<DigestPorts, 'ledger' | 'mailer' | 'logger'>,
+  ports: Pick<DigestPorts, 'ledger' | 'mailer' | 'logger' | 'suppressions'>,
   now: Date,
 ): Promise<void> {
   if (prepared.guard.ok) return;
-  const key = `digest-held#${digest.id}#${now.toISOString().slice(0, 10)}`;
+  const key = `${HELD_NOTICE_PREFIX}${digest.id}#${now.toISOString().slice(0, 10)}`;
   // Rendering is cheap; the ledger decides whether it goes out.
   const at = localDateTime(now, digest.schedule.timeZone);
   const notice = renderFailureNotice({

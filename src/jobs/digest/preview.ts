@@ -9,6 +9,7 @@ import type { PulseConfig } from '../../config/schema.ts';
 import type { Mailer } from '../../ports/mailer.ts';
 import type { ReportPages } from '../../ports/report-pages.ts';
 import type { JobResult } from '../job-result.ts';
+import { previewDeliveryKey } from './deliver.ts';
 import { prepareDigest } from './prepare.ts';
 import { type DigestPorts, messageFor, reportPageName } from './run-digest.ts';
 import { digestWeek } from './week.ts';
@@ -53,7 +54,8 @@ export async function previewDigest(
     await opts.writer.send(message);
     result.counts.previewed++;
     if (opts.sendTo) {
-      await ports.mailer.send(message);
+      // Not a delivery (sent on every --send-to, no ledger record), but named, so a bounce of it reads as Pulse's.
+      await ports.mailer.send({ ...message, delivery: previewDeliveryKey(digest.id, week.isoWeek, opts.sendTo) });
       result.counts.sent++;
     }
   }

@@ -13,6 +13,7 @@ import type { Ledger } from '../../ports/ledger.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Mailer } from '../../ports/mailer.ts';
 import type { ReportPages } from '../../ports/report-pages.ts';
+import type { SuppressionList } from '../../ports/suppressions.ts';
 import { confirmUnknown, deliverOnce } from '../deliver-once.ts';
 import { tallyDelivery } from '../delivery-tally.ts';
 import type { JobResult } from '../job-result.ts';
@@ -27,6 +28,8 @@ export interface DigestPorts {
   client: ReportingClient;
   mailer: Mailer;
   ledger: Ledger;
+  /** Addresses not to mail (hard bounces, complaints), asked by deliverOnce before each claim. */
+  suppressions: SuppressionList;
   /** Where sent digests are kept; absent = not archived (and no "view in browser" link). */
   archive: ArchiveStore | undefined;
   clock: Clock;

@@ -4,6 +4,7 @@
  * CSV line of every alert (grouped by stage and label, most urgent first) and the ledger key of every claim (what
  * the send settles, or what a failure gives back).
  */
+import { deliveryTagOf } from '../../ports/delivery-tag.ts';
 import type { ScratchDir, SpillFile } from '../spill-file.ts';
 import { keyIdOf, type ShownAlert } from './alert.ts';
 import {
@@ -27,6 +28,7 @@ export class AlertEmailDraft {
   readonly #groups = new Map<number, SpillFile>();
   readonly #ledgerKeys: SpillFile;
   #firstClaim: string | undefined;
+  #delivery: string | undefined;
   #lastKey: string | undefined;
 
   /** `withCsv`: write the CSV lines (a dry run sends nothing, so it needs only the counts and the most urgent). */
@@ -41,12 +43,21 @@ export class AlertEmailDraft {
   /** A claim this run now holds, recorded before anything else can fail. */
   claimed(ledgerKey: string): void {
     this.#firstClaim ??= ledgerKey;
+    if (this.#delivery === undefined && deliveryTagOf(ledgerKey) !== undefined) this.#delivery = ledgerKey;
     this.#ledgerKeys.append(`${JSON.stringify(ledgerKey)}\n`);
   }
 
   /** The first ledger key claimed, if any. */
   get firstClaim(): string | undefined {
     return this.#firstClaim;
+  }
+
+  /**
+   * The claim that names the email's delivery (its SES tag, src/ports/delivery-tag.ts), where a bounce or complaint
+   * of it is recorded: the first whose tag fits in a tag value (a license key may be hundreds of characters).
+   */
+  get delivery(): string | undefined {
+    return this.#delivery;
   }
 
   /** An alert the email carries; alerts arrive in spool order (product, then key). */

@@ -30,6 +30,8 @@ export type LicenseAlertCounts = {
   /** Emails that may or may not have gone out. */
   unknown: number;
   inProgressElsewhere: number;
+  /** Recipients not told: on the suppression list (a hard bounce or a complaint); their alerts stay unclaimed. */
+  suppressed: number;
   /** `stage:before-7`, `label:renewalPriority`, … */
   [perStageOrLabel: string]: number;
 };
@@ -47,6 +49,7 @@ export const emptyLicenseAlertCounts = (): LicenseAlertCounts => ({
   sentUnconfirmed: 0,
   unknown: 0,
   inProgressElsewhere: 0,
+  suppressed: 0,
 });
 
 /** How one email's outcome counts (delivery-tally.ts). */
@@ -57,6 +60,7 @@ export const EMAIL_COUNTERS: OutcomeCounters = {
   failed: 'failed',
   sentUnconfirmed: 'sentUnconfirmed',
   unknown: 'unknown',
+  suppressed: 'suppressed',
 };
 
 export function addTo(result: JobResult<LicenseAlertCounts>, name: string, n = 1): void {

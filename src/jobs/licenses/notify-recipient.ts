@@ -14,7 +14,14 @@ import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { MailMessage } from '../../ports/mailer.ts';
 import { renderLicenseAlertEmail } from '../../render/license-alert-email.ts';
-import { confirmUnknown, type DeliveryPorts, LEDGER_CALLS_IN_FLIGHT, sendClaimed } from '../deliver-once.ts';
+import {
+  confirmUnknown,
+  type DeliveryPorts,
+  LEDGER_CALLS_IN_FLIGHT,
+  sendClaimed,
+  suppressionOf,
+} from '../deliver-once.ts';
+import { licenseAlertsLabel } from '../delivery-label.ts';
 import { tallyDelivery } from '../delivery-tally.ts';
 import { localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
@@ -75,6 +82,12 @@ interface UnknownEmail {
 export async function notifyRecipient(ctx: RunContext, spool: RecipientSpool): Promise<void> {
   const { result } = ctx;
   const { recipient } = spool;
+  // Asked before any claim, as deliverOnce does: a suppressed recipient's alerts stay unclaimed for after clearing.
+  const suppressed = ctx.dryRun ? undefined : await suppressionOf(ctx.ports, recipient.address);
+  if (suppressed) {
+    tallyDelivery(result, suppressed, `license alerts to ${recipient.address}`, EMAIL_COUNTERS);
+    return;
+  }
   const names = new Map(ctx.config.products.map((p) => [p.id, p.name ?? p.id]));
   const productName = (id: string) => names.get(id) ?? id;
   const draft = new AlertEmailDraft(ctx.scratch, ctx.licenses.maxKeysInEmail, productName, !ctx.dryRun);
@@ -155,18 +168,13 @@ async function releaseAll(ctx: RunContext, draft: AlertEmailDraft): Promise<void
 async function tellOwner(ctx: RunContext, recipient: LicenseRecipient, emails: Map<string, UnknownEmail>) {
   const address = recipient.address;
   for (const [date, email] of emails) {
-    const n = email.alerts;
     const problem = await noticeUnknownDelivery(
       ctx.ports,
       {
+        ...licenseAlertsLabel(ctx.licenses, date, email.alerts),
         deliveryKey: `license-alerts#${address.toLowerCase()}#${date}`,
         from: ctx.config.mail.from,
-        owner: ctx.licenses.owner.address,
-        what: `the license alerts email of ${date} (${n} alert${n === 1 ? '' : 's'})`,
-        subjectLabel: `license alerts of ${date}`,
-        heading: `License alerts · ${date}`,
         command: 'pulse licenses alerts',
-        headers: { 'X-Pulse-License-Alerts-Notice': date },
       },
       { address, claimedAt: email.claimedAt, reason: email.reason },
     );
@@ -300,5 +308,6 @@ function messageFor(
         }
       : {}),
     headers: { 'X-Pulse-License-Alerts': today },
+    ...(draft.delivery !== undefined ? { delivery: draft.delivery } : {}),
   };
 }

@@ -11,6 +11,7 @@ import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Mailer } from '../../ports/mailer.ts';
+import type { SuppressionList } from '../../ports/suppressions.ts';
 import { localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
 import { ScratchDir } from '../spill-file.ts';
@@ -26,6 +27,8 @@ export interface LicenseAlertPorts {
   client: ReportingClient;
   mailer: Mailer;
   ledger: Ledger;
+  /** Addresses not to mail (hard bounces, complaints), asked before a recipient's alerts are claimed. */
+  suppressions: SuppressionList;
   clock: Clock;
   logger: Logger;
 }

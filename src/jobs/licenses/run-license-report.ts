@@ -13,12 +13,14 @@ import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { MailMessage } from '../../ports/mailer.ts';
 import { renderLicenseReportEmail } from '../../render/license-report-email.ts';
 import { deliverOnce } from '../deliver-once.ts';
+import { licenseReportLabel } from '../delivery-label.ts';
 import { type DeliveryCounts, tallyDelivery } from '../delivery-tally.ts';
 import { confirmDelivered, type DigestPorts } from '../digest/run-digest.ts';
 import { digestWeek, type IsoWeek, isDue, lastCompleteIsoWeek, localDateTime } from '../digest/week.ts';
 import type { JobResult } from '../job-result.ts';
 import { noticeUnknownDelivery, type UnknownDelivery } from '../unknown-delivery-notice.ts';
 import { archiveLicenseReport, reportArchivePrefix, reportBrowserCopyKey } from './archive-report.ts';
+import { licenseReportLedgerKey } from './ledger-key.ts';
 import { productSnapshot } from './product-snapshot.ts';
 import type { RegistryFigures } from './report-figures.ts';
 import { licenseReportView, type ProductReport } from './report-view.ts';
@@ -57,8 +59,7 @@ export interface LicenseReportResult extends JobResult<LicenseReportCounts> {
 /** Below Gmail's clipping limit (102 KB) with room for the headers Gmail counts. */
 export const MAX_HTML_BYTES = 95_000;
 
-export const licenseReportLedgerKey = (isoWeek: string, address: string) =>
-  `license-report#${isoWeek}#${address.toLowerCase()}`;
+export { licenseReportLedgerKey };
 
 export async function runLicenseReport(
   config: PulseConfig,
@@ -76,6 +77,7 @@ export async function runLicenseReport(
       unknown: 0,
       inProgressElsewhere: 0,
       confirmed: 0,
+      suppressed: 0,
       keys: 0,
       snapshotsWritten: 0,
     },
@@ -233,14 +235,10 @@ async function tellOwner(
     const problem = await noticeUnknownDelivery(
       ports,
       {
+        ...licenseReportLabel(licenses, report.title, isoWeek),
         deliveryKey: licenseReportLedgerKey(isoWeek, u.address),
         from: config.mail.from,
-        owner: licenses.owner.address,
-        what: `the license registry report “${report.title}” for ${isoWeek}`,
-        subjectLabel: `${report.title}, ${isoWeek}`,
-        heading: `${report.title} · ${isoWeek}`,
         command: `pulse licenses report --week ${isoWeek}`,
-        headers: { 'X-Pulse-License-Report-Notice': isoWeek },
       },
       u,
     );

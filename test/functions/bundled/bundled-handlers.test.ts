@@ -1,19 +1,33 @@
 /**
  * Every Pulse handler run from its synthesized bundle the way Lambda runs it (bundled-stack.ts): one synth with real
  * bundling of the example production config pointed at the local peers, then each function's `index.mjs` in a child
- * process against the emulator, dynalite, s3rver and the SMTP sink (Secrets Manager and SQS: local AWS-JSON stubs).
- * Covered per function: a normal run, a rerun that does nothing again; the copier at the service's session limit;
- * the stack secret still holding its placeholder.
+ * process against the emulator, dynalite, s3rver (behind a proxy that answers version ids) and the SMTP sink (Secrets
+ * Manager and SQS: local AWS-JSON stubs; SES v2: a stub relaying to the sink). Covered per function: a normal run, a
+ * rerun that does nothing again; the copier at the service's session limit and hashing an archived object by its
+ * version; the stack secret still holding its placeholder. Last, every AWS SDK command the containers sent is
+ * judged against the synthesized stack's IAM (test/iam/): each must be allowed.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDocumentClientFor, LEDGER_SORT_KEY } from '../../../src/adapters/aws/dynamodb-ledger.ts';
+import { sesEventFor } from '../../../src/adapters/local/sink-mail-events.ts';
 import { CHART_ASSET_FILES } from '../../../src/charts/assets.ts';
+import { DELIVERY_TAG, ledgerKeyOfTag } from '../../../src/ports/delivery-tag.ts';
 import { signedIn } from '../../helpers/emulator-session.ts';
+import { CfnResolver, TEST_TARGET } from '../../iam/cfn-resolver.ts';
+import { deployedIam } from '../../iam/deployed-iam.ts';
+import { describeDenial, type Judgement, judgeRecordedCalls } from '../../iam/recorded-calls.ts';
 import {
   type BundledPulse,
+  type FunctionName,
   type Invocation,
+  MAIL_CONFIGURATION_SET,
   SECRET_ARN,
   SERVICE_SESSION_LIMIT,
   startBundledPulse,
@@ -35,6 +49,10 @@ const keys = async (prefix: string) => {
   );
   return (listed.Contents ?? []).map((o) => o.Key!).sort();
 };
+const text = async (key: string) => {
+  const got = await pulse.peers.s3.send(new GetObjectCommand({ Bucket: pulse.peers.bucket, Key: key }));
+  return got.Body!.transformToString();
+};
 const user = () => pulse.peers.emulator.credentials.userName;
 const sessions = () => pulse.peers.emulator.state.sessions;
 /** The one result of a one-event invocation; fails the test with what the handler threw. */
@@ -50,9 +68,13 @@ describe('the synthesized bundles', () => {
   it('each function has its asset: index.mjs, its pulse.config.json, its templates', () => {
     for (const [name, fn] of Object.entries(pulse.functions)) {
       expect(existsSync(join(fn.assetDir, 'index.mjs')), name).toBe(true);
-      expect(existsSync(join(fn.assetDir, 'pulse.config.json')), name).toBe(true);
+      // The deploy-time secret setup reads no config: its custom resource's properties say what to do.
+      expect(existsSync(join(fn.assetDir, 'pulse.config.json')), name).toBe(name !== 'secret-setup');
     }
     expect(existsSync(join(pulse.functions.digest.assetDir, 'templates/digest.html'))).toBe(true);
+    // Every function that mails renders an owner's notice (held, unknown or bounced delivery) from this template.
+    for (const fn of ['digest', 'license-alerts', 'license-report', 'mail-events'] as const)
+      expect(existsSync(join(pulse.functions[fn].assetDir, 'templates/failure-notice.html')), fn).toBe(true);
     expect(existsSync(join(pulse.functions.digest.assetDir, 'templates/digest-report.html'))).toBe(true);
     // The chart renderer's wasm and fonts ship beside the digest's JS (docs/aws.md "Digest charts").
     for (const name of Object.keys(CHART_ASSET_FILES))
@@ -66,6 +88,8 @@ describe('the synthesized bundles', () => {
         'license-alerts',
         'license-report',
         'license-sync',
+        'mail-events',
+        'secret-setup',
       ].sort(),
     );
   });
@@ -194,6 +218,40 @@ describe('archive: plan step and copiers', () => {
     expect(only(inv)).toMatchObject({ job: 'archive-verify', ok: true, errors: [] });
     expect(jobMetric(inv)).toEqual([{ job: 'archive-verify', JobFailed: 0 }]);
   });
+
+  // The bucket is versioned (the proxy answers version ids): an archived object is judged by the version it was
+  // checked as (src/jobs/archive/archived-check.ts), which is GetObject with VersionId (IAM: s3:GetObjectVersion).
+  it('a copier hashes an archived file by its version when its checksum file disagrees, and repairs that file', async () => {
+    // A task of the second run that no copier has taken (the rerun above took its first four), of a ZIP export.
+    const secondRun = pulse.queued.slice(pulse.queued.length / 2 + 4);
+    const task = secondRun.find((m) => JSON.parse(m.body).file.kind !== 'clientData');
+    if (!task) throw new Error(`no untaken export task left in the second run (${secondRun.length} tasks)`);
+    const { key, fileName } = JSON.parse(task.body).file as { key: string; fileName: string };
+    const checksumKey = `${key}.sha256`;
+    const checksumFile = await text(checksumKey);
+    // A different, valid SHA-256, not bound to the object (no token): the archived bytes must decide.
+    const other = createHash('sha256').update('not the archived bytes').digest('hex');
+    await pulse.peers.s3.send(
+      new PutObjectCommand({ Bucket: pulse.peers.bucket, Key: checksumKey, Body: `${other}  ${fileName}\n` }),
+    );
+    const before = pulse.sdkCalls.length;
+    const inv = await pulse.invoke('archive-copy', [
+      { Records: [{ messageId: 'm-by-version', body: task.body, eventSource: 'aws:sqs' }] },
+    ]);
+    sessions().endAll(user());
+    expect(only(inv)).toEqual({ batchItemFailures: [] });
+    const version = pulse.s3.versionOf(pulse.peers.bucket, key);
+    expect(version).toBeDefined();
+    expect(pulse.sdkCalls.slice(before)).toContainEqual(
+      expect.objectContaining({
+        fn: 'archive-copy',
+        command: 'GetObjectCommand',
+        input: expect.objectContaining({ Bucket: pulse.peers.bucket, Key: key, VersionId: version }),
+      }),
+    );
+    expect(inv.logs.map((l) => l.message)).toContain('archive: checksum file repaired');
+    expect(await text(checksumKey)).toBe(checksumFile);
+  }, 60_000);
 });
 
 describe('license alerts', () => {
@@ -264,4 +322,186 @@ describe('license sync', () => {
       expect.objectContaining({ ok: true, counts: expect.objectContaining({ inserted: 0, unchanged: 1 }) }),
     ]);
   }, 120_000);
+});
+
+describe('mail events', () => {
+  it("a digest's hard bounce: recorded on its delivery, the address suppressed, the owner told once through SES", async () => {
+    // A digest email the tests above sent through SES, with the stack's configuration set and its delivery's tag.
+    const sent = pulse.ses.sent.find((m) => m.input.Destination?.ToAddresses?.includes('ceo@example.com'));
+    expect(sent, 'the digest to ceo@example.com went through SES').toBeDefined();
+    expect(sent!.input.ConfigurationSetName).toBe(MAIL_CONFIGURATION_SET);
+    const tag = sent!.input.EmailTags?.find((t) => t.Name === DELIVERY_TAG)?.Value;
+    expect(tag).toBeDefined();
+    const event = sesEventFor(
+      'bounce',
+      'ceo@example.com',
+      {
+        messageId: sent!.messageId,
+        from: 'pulse@example.com',
+        to: ['ceo@example.com'],
+        deliveryTag: tag,
+        sentAt: new Date(),
+      },
+      new Date(),
+    );
+    const record = { messageId: 'm-bounce', body: JSON.stringify(event), eventSource: 'aws:sqs' };
+    const before = pulse.ses.sent.length;
+    const first = await pulse.invoke('mail-events', [{ Records: [record] }]);
+    expect(only(first), JSON.stringify(first.logs.filter((l) => l.level !== 'INFO'))).toEqual({
+      batchItemFailures: [],
+    });
+    expect(first.metrics).toEqual([expect.objectContaining({ job: 'mail-events', Bounced: 1, JobFailed: 0 })]);
+    // The owner's notice, with the configuration set too (a bounce of it would be recorded, never noticed again).
+    const notices = pulse.ses.sent.slice(before);
+    expect(notices.map((m) => m.input.Destination?.ToAddresses)).toEqual([[expect.stringMatching(/@/)]]);
+    expect(notices[0]!.input.ConfigurationSetName).toBe(MAIL_CONFIGURATION_SET);
+    const db = dynamoDocumentClientFor({ endpoint: pulse.peers.dynamodbEndpoint });
+    const ledger = await db.send(
+      new GetCommand({ TableName: pulse.peers.tableName, Key: { pk: ledgerKeyOfTag(tag!), sk: LEDGER_SORT_KEY } }),
+    );
+    expect(ledger.Item?.state).toBe('done');
+    expect(JSON.stringify(ledger.Item?.mailEvents)).toContain('bounce');
+    expect(await pulse.peers.suppressions.get('ceo@example.com')).toMatchObject({ reason: 'bounce' });
+    db.destroy();
+
+    // SQS delivers the same record again: nothing new, no second notice.
+    const again = await pulse.invoke('mail-events', [{ Records: [record] }]);
+    expect(only(again)).toEqual({ batchItemFailures: [] });
+    expect(pulse.ses.sent.length).toBe(before + 1);
+  }, 60_000);
+});
+
+describe('the credentials secret at deploy time (custom resource)', () => {
+  let cloudFormation: Server;
+  const answers: Record<string, unknown>[] = [];
+  beforeAll(async () => {
+    cloudFormation = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        answers.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => cloudFormation.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise((resolve) => cloudFormation.close(resolve)));
+  const create = (stackName: string) => ({
+    RequestType: 'Create',
+    ResponseURL: `http://127.0.0.1:${(cloudFormation.address() as { port: number }).port}/presigned`,
+    StackId: `arn:aws:cloudformation:us-east-1:123456789012:stack/${stackName}/1`,
+    RequestId: 'r-1',
+    LogicalResourceId: 'ReportingServiceCredentials',
+    ResourceProperties: { SecretName: 'pulse/reporting-service', StackName: stackName, Description: 'Pulse' },
+  });
+
+  it('creates the secret, adopts it when the stack is created again, refuses it to another stack', async () => {
+    await pulse.invoke('secret-setup', [create('Pulse'), create('Pulse'), create('Pulse-eu')]);
+    expect(answers.map((a) => [a.Status, (a.Data as Record<string, string>).Outcome])).toEqual([
+      ['SUCCESS', 'created'],
+      ['SUCCESS', 'adopted'],
+      ['FAILED', undefined],
+    ]);
+    expect(answers[2]!.Reason).toContain('already exists and belongs to the stack "Pulse"');
+    expect(pulse.secretStore.get('pulse/reporting-service')?.tags).toEqual([{ Key: 'pulse:stack', Value: 'Pulse' }]);
+  });
+});
+
+// Runs last: it judges every AWS SDK command the tests above made the containers send (sdk-call-recorder.mjs).
+describe('IAM: every AWS call the handlers made is allowed by the synthesized stack', () => {
+  /** The functions the tests above run. */
+  const INVOKED = [
+    'digest',
+    'archive',
+    'archive-copy',
+    'archive-verify',
+    'license-alerts',
+    'license-report',
+    'license-sync',
+    'mail-events',
+    'secret-setup',
+  ] as const satisfies readonly FunctionName[];
+  let judgement: Judgement;
+  beforeAll(async () => {
+    const iam = deployedIam(new CfnResolver(pulse.template, { ...TEST_TARGET, stackName: pulse.stackName }));
+    judgement = await judgeRecordedCalls(iam, pulse.standIns, pulse.sdkCalls);
+  }, 60_000);
+
+  it('the recorder wraps the one SDK client class every bundle resolves', () => {
+    // The bundles import @aws-sdk/* from the project's node_modules (cdk.out/node_modules is a link to it); each
+    // client must extend the smithy Client the recorder patches, or its calls would go unrecorded.
+    const fromAsset = createRequire(join(pulse.outdir, 'node_modules', 'index.js'));
+    const patched = createRequire(new URL('./sdk-call-recorder.mjs', import.meta.url)).resolve('@smithy/core/client');
+    for (const client of [
+      '@aws-sdk/client-s3',
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/lib-dynamodb',
+      '@aws-sdk/client-secrets-manager',
+      '@aws-sdk/client-sqs',
+      '@aws-sdk/client-sesv2',
+    ])
+      expect(createRequire(fromAsset.resolve(client)).resolve('@smithy/core/client'), client).toBe(patched);
+  });
+
+  it('every function made AWS calls, and the calls the defects are about were made', () => {
+    const by = (fn: string) => pulse.sdkCalls.filter((c) => c.fn === fn);
+    for (const fn of INVOKED) expect(by(fn).length, fn).toBeGreaterThan(0);
+    expect(new Set(pulse.sdkCalls.map((c) => c.fn))).toEqual(new Set(INVOKED));
+    expect(by('archive-copy')).toContainEqual(
+      expect.objectContaining({
+        command: 'GetObjectCommand',
+        input: expect.objectContaining({ VersionId: expect.any(String) }),
+      }),
+    );
+    for (const fn of ['digest', 'license-alerts', 'license-report'])
+      expect(
+        by(fn).map((c) => `${c.service} ${c.command}`),
+        fn,
+      ).toContain('SESv2 SendEmailCommand');
+    // Only what identifies the resource is recorded: never a body, a secret value or a message.
+    const recorded = JSON.stringify(pulse.sdkCalls);
+    for (const never of ['"Body"', '"SecretString"', '"Content"', '"Entries":[', '"MessageBody"', pulse.realSecret()])
+      expect(recorded).not.toContain(never);
+  });
+
+  it('every recorded command has a row in test/iam/aws-requests.ts', () => {
+    expect(judgement.unmapped.map((u) => u.reason)).toEqual([]);
+  });
+
+  it('covers the action/resource pairs the runs needed', () => {
+    const pairs = new Set(judgement.judged.map((j) => `${j.request.action} ${j.request.resource}`));
+    const actions = new Set(judgement.judged.map((j) => j.request.action));
+    const commands = new Map<string, number>();
+    for (const c of pulse.sdkCalls)
+      commands.set(`${c.service} ${c.command}`, (commands.get(`${c.service} ${c.command}`) ?? 0) + 1);
+    console.log(
+      `IAM: ${pulse.sdkCalls.length} recorded SDK calls (${[...commands].map(([c, n]) => `${c} ×${n}`).join(', ')}) → ` +
+        `${judgement.judged.length} distinct requests, ${pairs.size} distinct action/resource pairs, ` +
+        `${actions.size} actions: ${[...actions].sort().join(', ')}`,
+    );
+    expect(pairs.size).toBeGreaterThanOrEqual(40);
+    for (const action of [
+      's3:GetObject',
+      's3:GetObjectVersion',
+      's3:PutObject',
+      's3:ListBucket',
+      'kms:Decrypt',
+      'kms:GenerateDataKey',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'secretsmanager:GetSecretValue',
+      'sqs:SendMessage',
+      'ses:SendEmail',
+      'dynamodb:UpdateItem',
+      'secretsmanager:CreateSecret',
+      'secretsmanager:DescribeSecret',
+    ])
+      expect(actions, action).toContain(action);
+  });
+
+  it.each(INVOKED)('%s: every AWS call it made is allowed', (fn) => {
+    const denied = judgement.judged.filter((j) => j.fn === fn && j.verdict.decision !== 'Allowed');
+    expect(denied.map(describeDenial), `${fn}: calls the stack's IAM would refuse`).toEqual([]);
+  });
 });
