@@ -2,16 +2,18 @@
  * `pulse doctor --config FILE`: checks a deployment's config and what it points at from a workstation, one plain
  * line per check (src/doctor/), exit 0 when none failed, else the first failure's exit code (failure.ts).
  */
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { s3ClientFor } from '../adapters/aws/s3-archive-store.ts';
 import { ConsoleLogger } from '../adapters/console-logger.ts';
 import { mailerFor } from '../app/mailer.ts';
 import { credentialsFor, reportingClientFor } from '../app/service-client.ts';
 import { ConfigError, configPath, loadConfig } from '../config/load.ts';
-import type { PulseConfig } from '../config/schema.ts';
+import { deployNames, type PulseConfig } from '../config/schema.ts';
 import { type CheckResult, type CheckStatus, type DoctorClients, runDoctor } from '../doctor/doctor.ts';
 import { describeFailure, masker } from './failure.ts';
 
@@ -20,7 +22,7 @@ const NO_LOCAL = { noLocalMode: true } as const;
 
 import { type CliIo, EXIT, parseFlags } from './io.ts';
 
-export const DOCTOR_HELP = `Usage: pulse doctor [--config FILE] [--bucket NAME] [--table NAME] [--verbose]
+export const DOCTOR_HELP = `Usage: pulse doctor [--config FILE] [--stack NAME] [--bucket NAME] [--table NAME] [--alarm-topic ARN] [--verbose]
 
 Checks from a workstation what a deployment of Pulse needs, one line per check, in this order:
   config              the config file is valid
@@ -30,19 +32,25 @@ Checks from a workstation what a deployment of Pulse needs, one line per check, 
                       session is ended again
   product <id> …      each product is accessible, with the features the config uses: licenses (the license key
                       search), each archive kind (its export files listing; client data: the client property list)
+  stack               the deployed stack's outputs (DescribeStacks): they name the bucket, table and alarm topic
+                      checked below (with --stack, or a config with a "deploy" section)
   archive bucket      HeadBucket (skipped without "archive")
   state table         DescribeTable (skipped without "state")
   suppressed …        each address Pulse no longer mails (a hard bounce or a complaint: since when, why, which
                       delivery, the command that clears it), a warning each; read from the state table
   SES identity        mail.from (or its domain) verified, and the account out of the SES sandbox (transport SES)
   SMTP                connect and EHLO, and the login with a credentials secret (transport SMTP); nothing is sent
+  alarm topic         at least one confirmed subscriber (a pending email subscription receives nothing); pending
+                      ones are named
 
   ✓ passed   ✗ failed: what to do   ! works, but worth knowing   - skipped (not configured, or a check before failed)
 
 Options:
   --config FILE   pulse.config.json to check (default $PULSE_CONFIG or ./pulse.config.json)
-  --bucket NAME   check this archive bucket instead of archive.bucket (the stack's ArchiveBucketName output)
-  --table NAME    check this state table instead of state.tableName (the stack's StateTableName output)
+  --stack NAME    the deployed stack (default deploy.stackName when the config has a "deploy" section)
+  --bucket NAME   check this archive bucket instead of the stack's (or archive.bucket)
+  --table NAME    check this state table instead of the stack's (or state.tableName)
+  --alarm-topic ARN  check this alarm topic instead of the stack's
   --verbose       the stack trace of each failed check, on stderr
   -h, --help      show this help
 
@@ -61,8 +69,10 @@ Exit codes:
 
 const OPTIONS = {
   config: { type: 'string' },
+  stack: { type: 'string' },
   bucket: { type: 'string' },
   table: { type: 'string' },
+  'alarm-topic': { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -133,7 +143,13 @@ function summary(config: PulseConfig): string {
 function doctorClients(
   config: PulseConfig,
   io: CliIo,
-  flags: { bucket?: string | undefined; table?: string | undefined; verbose?: boolean | undefined },
+  flags: {
+    stack?: string | undefined;
+    bucket?: string | undefined;
+    table?: string | undefined;
+    'alarm-topic'?: string | undefined;
+    verbose?: boolean | undefined;
+  },
 ): DoctorClients & { close(): void } {
   const logger = new ConsoleLogger({
     service: 'pulse',
@@ -162,8 +178,13 @@ function doctorClients(
     dynamodb: () => keep(new DynamoDBClient({})),
     ses: (region) => keep(new SESv2Client(region ? { region } : {})),
     smtp: () => mailerFor(config.mail.transport, secrets),
+    cloudFormation: () => keep(new CloudFormationClient({})),
+    sns: () => keep(new SNSClient({})),
     bucket: flags.bucket,
     table: flags.table,
+    alarmTopic: flags['alarm-topic'],
+    // A config with a deploy section is a deployment's: its stack's outputs name what to check.
+    stackName: flags.stack ?? (config.deploy ? deployNames(config).stackName : undefined),
     close: () => {
       for (const client of made) client.destroy();
     },

@@ -1,14 +1,18 @@
 /**
- * `pulse doctor`'s checks of what the config names outside the Reporting Service: the archive bucket (HeadBucket),
+ * `pulse doctor`'s checks of what the config names outside the Reporting Service: the deployed stack's outputs when
+ * it is named (stack-checks.ts: they name the bucket, table and alarm topic), the archive bucket (HeadBucket),
  * the state table (DescribeTable) and the addresses suppressed in it (suppression-checks.ts), and the mail transport: for SES the sender's identity (verified?) and the account
  * (out of the sandbox?), for SMTP a connection and EHLO (and the login, when a credentials secret is set), never a
- * message. What the config does not name is skipped.
+ * message; last, whether the alarm topic has a confirmed subscriber. What the config does not name is skipped.
  */
+import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { GetAccountCommand, GetEmailIdentityCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import type { PulseConfig } from '../config/schema.ts';
 import { type CheckResult, explainedFail, fail, ok, skip, warn } from './check-result.ts';
+import { alarmTopicCheck, type StackOutputs, stackCheck } from './stack-checks.ts';
 import { suppressionChecks } from './suppression-checks.ts';
 
 /** Created only for the checks the config calls for. */
@@ -18,14 +22,25 @@ export interface AwsCheckClients {
   ses(region: string | undefined): SESv2Client;
   /** The configured SMTP transport (with its credentials secret, if any). */
   smtp(): { verify(): Promise<void> };
-  /** Names that replace the config's (`--bucket`, `--table`: the stack's outputs). */
+  cloudFormation(): CloudFormationClient;
+  sns(): SNSClient;
+  /** Names that replace the config's and the stack's (`--bucket`, `--table`, `--alarm-topic`). */
   bucket?: string | undefined;
   table?: string | undefined;
+  alarmTopic?: string | undefined;
+  /** The deployed stack whose outputs name them (`--stack`, else deploy.stackName of a config with a deploy section). */
+  stackName?: string | undefined;
 }
 
 export async function* awsChecks(config: PulseConfig, clients: AwsCheckClients): AsyncGenerator<CheckResult> {
-  yield await bucketCheck(clients.bucket ?? config.archive?.bucket, clients);
-  const table = clients.table ?? config.state?.tableName;
+  let outputs: StackOutputs | undefined;
+  if (clients.stackName !== undefined) {
+    const stack = await stackCheck(clients.stackName, () => clients.cloudFormation());
+    yield stack.check;
+    outputs = stack.outputs;
+  }
+  yield await bucketCheck(clients.bucket ?? outputs?.bucket ?? config.archive?.bucket, clients);
+  const table = clients.table ?? outputs?.table ?? config.state?.tableName;
   const tableResult = await tableCheck(table, clients);
   yield tableResult;
   yield* suppressionChecks(table, tableResult, () => clients.dynamodb());
@@ -39,6 +54,7 @@ export async function* awsChecks(config: PulseConfig, clients: AwsCheckClients):
     yield skip('SES', 'not configured (mail.transport is SMTP)');
     yield await smtpCheck(transport, clients);
   }
+  yield await alarmTopicCheck(clients.alarmTopic ?? outputs?.alarmTopicArn, () => clients.sns());
 }
 
 const httpStatus = (e: unknown): number | undefined =>

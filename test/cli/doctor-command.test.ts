@@ -24,6 +24,7 @@ import {
   startS3rver,
 } from '../../src/adapters/local/peer-servers.ts';
 import { type SmtpSink, startSmtpSink } from '../../src/adapters/local/smtp-sink.ts';
+import { type AwsQueryStub, startAwsQueryStub, xml } from '../helpers/aws-query-stub.ts';
 import { pulseMain } from '../helpers/cli-main.ts';
 import { startTestEmulator } from '../helpers/emulator-session.ts';
 
@@ -128,7 +129,11 @@ describe('pulse doctor', () => {
     expect(line('suppressed addresses')).toBe('✓ suppressed addresses: none: every recipient is mailed');
     expect(line('SES')).toBe('- SES: not configured (mail.transport is SMTP)');
     expect(line(`SMTP ${sink.host}:${sink.port}`)).toMatch(/^✓ .*connected, EHLO answered \(nothing sent\)$/);
-    expect(lines.at(-1)).toMatch(/^doctor: no check failed \(\d+ passed, 1 warnings, 1 skipped\)$/);
+    // Without a deployed stack to read (no --stack, no deploy section), the alarm topic is not known.
+    expect(line('alarm topic')).toBe(
+      '- alarm topic: not checked: name the deployed stack (--stack, or deploy.stackName in the config)',
+    );
+    expect(lines.at(-1)).toMatch(/^doctor: no check failed \(\d+ passed, 1 warnings, 2 skipped\)$/);
     expect(code).toBe(0);
     expect(sink.messages()).toHaveLength(0);
     // The doctor's session was ended: the emulator holds none for the user.
@@ -312,8 +317,98 @@ describe('pulse doctor', () => {
         '`pulse mail clear-suppression complained@example.com`',
     ]);
     // Worth knowing, not a failure.
-    expect(lines.at(-1)).toMatch(/^doctor: no check failed \(\d+ passed, 3 warnings, 1 skipped\)$/);
+    expect(lines.at(-1)).toMatch(/^doctor: no check failed \(\d+ passed, 3 warnings, 2 skipped\)$/);
     expect(out.code).toBe(0);
+  });
+
+  describe('the deployed stack and who hears its alarms (CloudFormation and SNS peers on 127.0.0.1)', () => {
+    const TOPIC = 'arn:aws:sns:eu-central-1:123456789012:Pulse-doctor-AlarmsTopic3A2DFEBA-1A2B3C';
+    let subscriptions: { protocol: string; endpoint: string; arn: string }[] = [];
+    let cloudFormation: AwsQueryStub;
+    let sns: AwsQueryStub;
+    beforeAll(async () => {
+      cloudFormation = await startAwsQueryStub('http://cloudformation.amazonaws.com/doc/2010-05-15/', {
+        DescribeStacks: (params) => {
+          const name = params.get('StackName');
+          if (name !== 'Pulse-doctor')
+            return { status: 400, code: 'ValidationError', message: `Stack with id ${name} does not exist` };
+          const outputs = { ArchiveBucketName: BUCKET, StateTableName: TABLE, AlarmTopicArn: TOPIC };
+          const members = Object.entries(outputs)
+            .map(([k, v]) => `<member><OutputKey>${k}</OutputKey><OutputValue>${xml(v)}</OutputValue></member>`)
+            .join('');
+          return {
+            result: `<Stacks><member><StackName>${name}</StackName><StackStatus>UPDATE_COMPLETE</StackStatus><CreationTime>2026-11-20T10:00:00Z</CreationTime><Outputs>${members}</Outputs></member></Stacks>`,
+          };
+        },
+      });
+      sns = await startAwsQueryStub('http://sns.amazonaws.com/doc/2010-03-31/', {
+        ListSubscriptionsByTopic: (params) => {
+          if (params.get('TopicArn') !== TOPIC)
+            return { status: 404, code: 'NotFound', message: 'Topic does not exist' };
+          const members = subscriptions
+            .map(
+              (s) =>
+                `<member><TopicArn>${TOPIC}</TopicArn><Protocol>${s.protocol}</Protocol><SubscriptionArn>${s.arn}</SubscriptionArn><Owner>123456789012</Owner><Endpoint>${xml(s.endpoint)}</Endpoint></member>`,
+            )
+            .join('');
+          return { result: `<Subscriptions>${members}</Subscriptions>` };
+        },
+      });
+      Object.assign(process.env, {
+        AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.url,
+        AWS_ENDPOINT_URL_SNS: sns.url,
+      });
+    });
+    afterAll(async () => {
+      await cloudFormation.close();
+      await sns.close();
+    });
+    /** A deployment's config: its deploy section names the stack, whose outputs name the bucket and table. */
+    const deployed = (stackName = 'Pulse-doctor') =>
+      configFile({ archive: { bucket: 'not-this-one', prefix: 'pulse' }, state: undefined, deploy: { stackName } });
+
+    it("reads the stack's outputs, checks its bucket and table, and names pending subscribers", async () => {
+      subscriptions = [
+        { protocol: 'email', endpoint: 'oncall@example.com', arn: `${TOPIC}:1111` },
+        { protocol: 'https', endpoint: 'https://hooks.example.com/T0/secret-token', arn: `${TOPIC}:2222` },
+        { protocol: 'email', endpoint: 'new-hire@example.com', arn: 'PendingConfirmation' },
+      ];
+      const { code, line, stdout } = await doctor(await deployed());
+      expect(line('stack Pulse-doctor'), stdout).toBe(
+        '✓ stack Pulse-doctor: UPDATE_COMPLETE (DescribeStacks): its bucket, table and alarm topic are checked below',
+      );
+      expect(line(`archive bucket ${BUCKET}`)).toBe(`✓ archive bucket ${BUCKET}: reachable (HeadBucket)`);
+      expect(line(`state table ${TABLE}`)).toBe(`✓ state table ${TABLE}: ACTIVE (DescribeTable)`);
+      expect(line('alarm topic Pulse-doctor-AlarmsTopic3A2DFEBA-1A2B3C')).toBe(
+        '! alarm topic Pulse-doctor-AlarmsTopic3A2DFEBA-1A2B3C: 2 confirmed subscribers (1 email, 1 https); ' +
+          '1 pending confirmation (new-hire@example.com): receives nothing until its link is clicked',
+      );
+      // An endpoint URL may carry a token: never printed.
+      expect(stdout).not.toContain('hooks.example.com');
+      expect(code).toBe(0);
+    });
+
+    it('fails when nobody would hear an alarm, saying how to subscribe (exit 1)', async () => {
+      subscriptions = [{ protocol: 'email', endpoint: 'oncall@example.com', arn: 'PendingConfirmation' }];
+      const { code, line } = await doctor(await deployed());
+      expect(line('alarm topic Pulse-doctor-AlarmsTopic3A2DFEBA-1A2B3C')).toBe(
+        '✗ alarm topic Pulse-doctor-AlarmsTopic3A2DFEBA-1A2B3C: no confirmed subscriber: every alarm notifies nobody; ' +
+          '1 pending confirmation (oncall@example.com): receives nothing until its link is clicked. Subscribe with ' +
+          'deploy.alarmEmail (and confirm the email AWS sends), or: aws sns subscribe --topic-arn ' +
+          `${TOPIC} --protocol email --notification-endpoint ADDRESS`,
+      );
+      expect(code).toBe(1);
+    });
+
+    it('a stack not deployed yet is worth knowing: the config names are checked instead', async () => {
+      const { line } = await doctor(await deployed('Pulse-not-yet'));
+      expect(line('stack Pulse-not-yet')).toBe(
+        '! stack Pulse-not-yet: not deployed (yet): `npx cdk deploy -c config=FILE`; the config names are checked instead',
+      );
+      expect(line('archive bucket not-this-one')).toMatch(/^✗ archive bucket not-this-one: does not exist/);
+      expect(line('state table')).toBe('- state table: not configured (no "state" section)');
+      expect(line('alarm topic')).toMatch(/^- alarm topic: not checked/);
+    });
   });
 
   it('is listed in `pulse --help` and has its own help', async () => {
