@@ -86,7 +86,7 @@ export class ScheduledJob extends PulseFunction {
     });
 
     this.fn.configureAsyncInvoke({ retryAttempts, maxEventAge, onFailure: new SqsDestination(this.failedRuns) });
-    // A fixed name, `<stack>-<job>` (README "Alarms": `aws scheduler get-schedule --name Pulse-digest`), in the default
+    // A fixed name, `<stack>-<job>` (docs/alarms.md: `aws scheduler get-schedule --name Pulse-digest`), in the default
     // group. The role Scheduler assumes for this schedule alone (the target's own default is a role per function at
     // the stack's root): it may invoke this function and send to this dead-letter queue, and only Scheduler for this
     // account's default group may assume it (confused-deputy guard; Scheduler's source ARN is the schedule group's,

@@ -156,8 +156,8 @@ export class PulseStack extends Stack {
       Validations.of(subscription).acknowledge({
         id: 'Serverless-SNSRedrivePolicy',
         reason:
-          'Alarm emails: a notification SNS cannot deliver leaves the alarm in ALARM in CloudWatch and on the ' +
-          'dashboard; a dead-letter queue for it would need an alarm of its own on this same topic.',
+          'Alarm emails: a notification SNS cannot deliver raises the topic\'s NotificationsFailed alarm (to the ' +
+          'subscribers that still work, and on the dashboard); a dead-letter queue would hold alarms nobody reads.',
       });
     }
     // Pulse's customer-managed keys (the queues are SQS-managed, the secret uses Secrets Manager's own key).
@@ -216,7 +216,7 @@ export class PulseStack extends Stack {
     return dashboard.dashboardUrl;
   }
 
-  /** What an operator needs after deploy (README "Deploy"), printed by `cdk deploy` and in the stack's outputs. */
+  /** What an operator needs after deploy (docs/deploy.md), printed by `cdk deploy` and in the stack's outputs. */
   private addOutputs(dashboardUrl: string): void {
     const outputs: [id: string, value: string, description: string][] = [
       [
@@ -362,7 +362,7 @@ export class PulseStack extends Stack {
       ...archiveVerifyTiming(),
       alarmTopic: this.alarmTopic,
       jobFailedMeaning:
-        'archive manifest chain broken: a manifest was deleted, altered or inserted (README "Alarms"; the log names each break)',
+        'archive manifest chain broken: a manifest was deleted, altered or inserted (docs/alarms.md; the log names each break)',
       timeout: Duration.minutes(5),
       config,
       environment: { PULSE_ARCHIVE_BUCKET: this.archiveBucket.bucketName },

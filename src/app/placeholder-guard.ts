@@ -1,6 +1,6 @@
 /**
  * A Lambda's first step: the stack creates the Reporting Service secret with a placeholder user name until an
- * operator sets the real credentials (README "Deploy"). A run that finds the placeholder stops here, before any call
+ * operator sets the real credentials (docs/deploy.md). A run that finds the placeholder stops here, before any call
  * to the service: one log line naming the secret and how to set it, and the job's `Pulse/JobFailed` metric (and,
  * for a job with a ledger, `NewFailures`: src/app/new-failures.ts) — not a
  * failed sign-in per digest or product every hour.

@@ -141,7 +141,7 @@ describe('placeholder credentials in the stack secret', () => {
     expect(errors[0]!.message).toBe(
       `the Reporting Service credentials in secret ${SECRET_ARN} are still the placeholder: set them with ` +
         `\`aws secretsmanager put-secret-value --secret-id ${SECRET_ARN} --secret-string file://credentials.json\` ` +
-        '(JSON {"userName", "password"}; README "Deploy")',
+        '(JSON {"userName", "password"}; docs/deploy.md)',
     );
     expect(metricLines()).toEqual([expect.objectContaining({ job, JobFailed: 1 })]);
     expect(stdout + stderr).not.toContain(GENERATED_PASSWORD);

@@ -190,6 +190,55 @@ describe('alarm topic', () => {
       PolicyDocument: { Statement: Match.arrayWith([denyInsecureTransport]) },
     });
   });
+
+  it("admits CloudWatch for this account's alarms of this stack, by ARN, and the key-deletion rule by its ARN", () => {
+    const [policy] = Object.values(template.findResources('AWS::SNS::TopicPolicy'));
+    const statements = policy!.Properties.PolicyDocument.Statement as Record<string, unknown>[];
+    const topic = { Ref: logicalId(stack.alarmTopic) };
+    const alarms = Object.keys(template.findResources('AWS::CloudWatch::Alarm')).sort();
+    const cloudWatch = statements.find((st) => JSON.stringify(st.Principal).includes('cloudwatch.amazonaws.com'));
+    expect(cloudWatch).toMatchObject({
+      Effect: 'Allow',
+      Action: 'sns:Publish',
+      Resource: topic,
+      Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+    });
+    // Every alarm of the stack, and nothing else (no name pattern another stack's alarms could match).
+    const admitted = (cloudWatch!.Condition as { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [string] }[] } })
+      .ArnEquals['aws:SourceArn'];
+    expect(admitted.map((a) => a['Fn::GetAtt'][0]).sort()).toEqual(alarms);
+    expect(alarms.length).toBeGreaterThan(45);
+    const rule = Object.keys(
+      template.findResources('AWS::Events::Rule', { Properties: { EventPattern: { source: ['aws.kms'] } } }),
+    )[0]!;
+    expect(statements.find((st) => JSON.stringify(st.Principal).includes('events.amazonaws.com'))).toMatchObject({
+      Effect: 'Allow',
+      Action: 'sns:Publish',
+      Resource: topic,
+      Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [rule, 'Arn'] } } },
+    });
+    // The only statements: TLS-only, CloudWatch, EventBridge.
+    expect(statements).toHaveLength(3);
+  });
+
+  it('alarms when SNS could not deliver a notification to a subscriber', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SNS',
+      MetricName: 'NumberOfNotificationsFailed',
+      Dimensions: [{ Name: 'TopicName', Value: { 'Fn::GetAtt': [logicalId(stack.alarmTopic), 'TopicName'] } }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      AlarmActions: [{ Ref: logicalId(stack.alarmTopic) }],
+    });
+  });
+
+  it('is shown, with every other alarm, at the top of the dashboard', () => {
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard!.Properties.DashboardBody);
+    for (const id of Object.keys(template.findResources('AWS::CloudWatch::Alarm')))
+      expect(body, id).toContain(JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }));
+    expect(body).toContain('\\"type\\":\\"alarm\\"');
+  });
 });
 
 describe('cdk-nag AwsSolutions and Serverless', () => {
