@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: the emulator's, the client's, the weekly digest's, the export archive's and the license jobs'
  * performance targets, measured in one run. Every measurement runs in its own child process (bench/child.ts,
- * client.ts, render.ts, charts.ts, bundle.ts, digest-function.ts, digest-email.ts, digest.ts, archive-copy.ts, client-export.ts, license-sync.ts,
- * license-registry.ts) so timings and resident memory are clean.
+ * client.ts, render.ts, charts.ts, bundle.ts, digest-function.ts, digest-email.ts, digest.ts, digest-run.ts, archive-copy.ts,
+ * client-export.ts, license-sync.ts, license-registry.ts) so timings and resident memory are clean.
  * Prints a table and writes bench/RESULTS.md with medians and their ratio to each target (ratio ≤ 1 = target met).
  */
 
@@ -17,6 +17,7 @@ import {
   digestEmailNotes,
   digestEmailRows,
 } from './digest-email-results.ts';
+import { type DigestRunResult, digestRunNotes, digestRunRows } from './digest-run-results.ts';
 import type { LicenseRegistryResult } from './license-registry.ts';
 import { licenseRegistryNotes } from './license-results.ts';
 import { type LicenseSyncResult, licenseSyncNotes, licenseSyncRows } from './license-sync-results.ts';
@@ -111,6 +112,8 @@ log('digest email: HTML part of real 1-, 3- and 10-product digests…');
 const digestEmail = runScript<DigestEmailResult>(script('digest-email'));
 log('10-product digest with +100 ms per report call, concurrent against one after another (about a minute)…');
 const digest = runScript<DigestResult>(script('digest'));
+log('digest function, worst hour: 20 digests × 50 recipients in one run, 3 times (about 15 minutes)…');
+const digestRun = runScript<DigestRunResult>(script('digest-run'));
 log('export archive: 1 GiB ZIP, copy against a raw pipe, and the copy of 100 MiB (about 3½ minutes)…');
 const archiveCopy = runScript<ArchiveCopyResult>(script('archive-copy'));
 log('export archive: client data of 1M clients (about a minute)…');
@@ -198,6 +201,7 @@ const rows: Row[] = [
     detail: `${digest.calls} calls; ${digest.concurrency} in flight ${digest.concurrentMs} ms, one after another ${digest.sequentialMs} ms; median of ${digest.rounds.length} rounds; ${digest.failedCalls.concurrent + digest.failedCalls.sequential} failed calls`,
   },
   ...digestEmailRows(digestFunction, digestEmail),
+  ...digestRunRows(digestRun),
   ...archiveRows(archiveCopy, clientExport),
   ...licenseSyncRows(licenseSync),
 ];
@@ -253,7 +257,7 @@ HTTP with keep-alive:
 Client results: overhead ${cl.overhead.overheadMs} ms at p50 (client ${cl.overhead.clientP50Ms} ms, raw fetch ${cl.overhead.rawP50Ms} ms);
 concurrency ratio per round: ${cl.concurrency.rounds.map((r) => r.ratio.toFixed(2)).join(', ')}.
 
-${digestNotes(render, charts, bundle, digest)}${digestEmailNotes(digestFunction, digestEmail)}
+${digestNotes(render, charts, bundle, digest)}${digestEmailNotes(digestFunction, digestEmail)}${digestRunNotes(digestRun)}
 ${archiveNotes(archiveCopy, clientExport)}
 ${licenseSyncNotes(licenseSync)}
 ${licenseRegistryNotes(licenseRegistry)}`,

@@ -156,7 +156,7 @@ export class PulseStack extends Stack {
       Validations.of(subscription).acknowledge({
         id: 'Serverless-SNSRedrivePolicy',
         reason:
-          'Alarm emails: a notification SNS cannot deliver raises the topic\'s NotificationsFailed alarm (to the ' +
+          "Alarm emails: a notification SNS cannot deliver raises the topic's NotificationsFailed alarm (to the " +
           'subscribers that still work, and on the dashboard); a dead-letter queue would hold alarms nobody reads.',
       });
     }
