@@ -4,6 +4,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
+import { LICENSE_SYNC_SESSIONS } from '../../lib/stacks/session-budget.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { ArchiveConfig } from '../../src/config/schema.ts';
 import { productionConfig, synthPulse } from './synth-pulse.ts';
@@ -307,6 +308,17 @@ describe('license sync function', () => {
     // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
     return Object.values(policies).flatMap((p: any) => p.Properties.PolicyDocument.Statement);
   };
+
+  it('runs one upload at a time: each run holds a Reporting Service session (its share of the budget)', () => {
+    const fn = synth.template.findResources('AWS::Lambda::Function')[syncFn()]!;
+    expect(fn.Properties.ReservedConcurrentExecutions).toBe(LICENSE_SYNC_SESSIONS);
+    expect(LICENSE_SYNC_SESSIONS).toBe(1);
+    // Uploads S3 delivers meanwhile wait in Lambda's async queue, retried for up to 6 hours.
+    synth.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: syncFn() },
+      MaximumEventAgeInSeconds: 6 * 3600,
+    });
+  });
 
   it('is triggered by CSVs created under <prefix>/license-sync/incoming/', () => {
     synth.template.hasResourceProperties('Custom::S3BucketNotifications', {
