@@ -17,7 +17,7 @@ export const FUNCTION_MEMORY_MB = {
 /**
  * The digest function's timeout: its worst hourly run is a whole week's digests due at once (20 digests × 50
  * recipients in one time zone). bench/digest-run.ts runs exactly that as the function does (+100 ms per service call,
- * AWS peers with their latencies, Lambda's 0.58 vCPU at 1024 MB): 251 s at worst in the recorded runs, 316 s on a
+ * AWS peers with their latencies, Lambda's 0.58 vCPU at 1024 MB): 237 s at worst in the recorded runs, 316 s on a
  * loaded machine; × 1.5, rounded up to whole minutes: 8 minutes. bench/RESULTS.md holds the row.
  */
 export const DIGEST_TIMEOUT_SECONDS = 480;
