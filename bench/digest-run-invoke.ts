@@ -7,10 +7,10 @@
  * The run's times: wall from the call to the handler's answer, CPU of the whole process over the same span (every
  * thread: V8's collector and libuv's pool share a Lambda's vCPU with the main thread).
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { lambdaContext } from '../test/helpers/lambda-context.ts';
 
 export interface InvokeResult {
   /** `import()` of the bundle: the init phase (the chart renderer's init it starts may run on into the run). */
@@ -55,19 +55,7 @@ const { handler } = (await import(pathToFileURL(join(assetDir, 'index.mjs')).hre
 const initMs = performance.now() - initStart;
 const initCpu = process.cpuUsage(cpuAtInit);
 
-const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME;
-const deadline = Date.now() + Number(timeoutSeconds) * 1000;
-const context = {
-  awsRequestId: randomUUID(),
-  functionName,
-  functionVersion: '$LATEST',
-  invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION}:123456789012:function:${functionName}`,
-  memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
-  logGroupName: `/aws/lambda/${functionName}`,
-  logStreamName: 'bench',
-  callbackWaitsForEmptyEventLoop: true,
-  getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-};
+const context = lambdaContext(Number(timeoutSeconds), 'bench');
 
 const startedAt = Date.now();
 const eluAtStart = performance.eventLoopUtilization();

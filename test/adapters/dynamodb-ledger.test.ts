@@ -13,11 +13,11 @@ import {
   EXPIRED_CLAIM_REASON,
   LEDGER_SORT_KEY,
 } from '../../src/adapters/aws/dynamodb-ledger.ts';
-import { ensureTable, type RunningPeer, startDynalite } from '../../src/adapters/local/peer-servers.ts';
 import type { Clock } from '../../src/ports/clock.ts';
+import { startTestTable, type TestTable } from '../helpers/dynamo-table.ts';
 
 const TABLE = 'pulse-state-test';
-let peer: RunningPeer;
+let table: TestTable;
 let db: DynamoDBDocumentClient;
 
 class TestClock implements Clock {
@@ -29,14 +29,10 @@ class TestClock implements Clock {
 }
 
 beforeAll(async () => {
-  peer = await startDynalite();
-  db = dynamoDocumentClientFor({ endpoint: peer.endpoint });
-  await ensureTable(db, TABLE);
+  table = await startTestTable(TABLE);
+  db = table.db;
 });
-afterAll(async () => {
-  db.destroy();
-  await peer.close();
-});
+afterAll(() => table.close());
 
 const newKey = () => `digest#exec-weekly#2026-W47#${randomUUID()}@example.com`;
 const ledgerAt = (clock: Clock) => new DynamoDbLedger({ client: db, tableName: TABLE, clock });
@@ -159,7 +155,7 @@ describe('DynamoDbLedger', () => {
     await expect(missingTable.claim(newKey())).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
 
     // A client of the same peer whose first UpdateItem dies before it is sent (a network fault dynalite can't make).
-    const flaky = dynamoDocumentClientFor({ endpoint: peer.endpoint });
+    const flaky = dynamoDocumentClientFor({ endpoint: table.endpoint });
     let failures = 1;
     flaky.middlewareStack.add(
       (next, context) => async (args) => {

@@ -6,8 +6,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbLedger, dynamoDocumentClientFor, LEDGER_SORT_KEY } from '../../src/adapters/aws/dynamodb-ledger.ts';
-import { ensureTable, type RunningPeer, startDynalite } from '../../src/adapters/local/peer-servers.ts';
+import { DynamoDbLedger, LEDGER_SORT_KEY } from '../../src/adapters/aws/dynamodb-ledger.ts';
 import {
   countNewFailures,
   FAILURE_SEEN_DAYS,
@@ -16,22 +15,19 @@ import {
 } from '../../src/app/new-failures.ts';
 import type { JobResult } from '../../src/jobs/job-result.ts';
 import type { Ledger } from '../../src/ports/ledger.ts';
+import { startTestTable, type TestTable } from '../helpers/dynamo-table.ts';
 
 const TABLE = 'pulse-new-failures-test';
-let peer: RunningPeer;
-let db: ReturnType<typeof dynamoDocumentClientFor>;
+let table: TestTable;
+let db: TestTable['db'];
 const clock = { now: () => new Date('2026-11-23T09:05:00Z') };
 const ledger = () => new DynamoDbLedger({ client: db, tableName: TABLE, clock });
 
 beforeAll(async () => {
-  peer = await startDynalite();
-  db = dynamoDocumentClientFor({ endpoint: peer.endpoint });
-  await ensureTable(db, TABLE);
+  table = await startTestTable(TABLE);
+  db = table.db;
 });
-afterAll(async () => {
-  db.destroy();
-  await peer.close();
-});
+afterAll(() => table.close());
 
 const run = (job: string, errors: string[]): JobResult => ({
   job,

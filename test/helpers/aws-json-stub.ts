@@ -5,7 +5,7 @@
  * `AWS_ENDPOINT_URL_<SERVICE>`; unlike an SDK mock it sees what the bundled code really sends.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { startStubServer } from './stub-server.ts';
 
 /** An operation's answer: its JSON body, or an AWS error (`__type`) with a status. */
 export type StubAnswer = { body: unknown } | { status: number; type: string; message: string };
@@ -20,35 +20,24 @@ export interface AwsJsonStub {
 
 export async function startAwsJsonStub(operations: Record<string, StubOperation>): Promise<AwsJsonStub> {
   const calls: AwsJsonStub['calls'] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const target = String(req.headers['x-amz-target'] ?? '');
-      const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
-      calls.push({ target, input });
-      const operation = operations[target];
-      const answer: StubAnswer = operation
-        ? operation(input)
-        : { status: 400, type: 'UnknownOperationException', message: `no stub for ${target}` };
-      const [status, body] =
-        'body' in answer ? [200, answer.body] : [answer.status, { __type: answer.type, message: answer.message }];
-      const contentType = String(req.headers['content-type'] ?? 'application/x-amz-json-1.1');
-      res.writeHead(status, { 'Content-Type': contentType, 'x-amzn-RequestId': randomUUID() });
-      res.end(JSON.stringify(body));
-    });
+  const server = await startStubServer((req, body) => {
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
+    calls.push({ target, input });
+    const operation = operations[target];
+    const answer: StubAnswer = operation
+      ? operation(input)
+      : { status: 400, type: 'UnknownOperationException', message: `no stub for ${target}` };
+    const [status, json] =
+      'body' in answer ? [200, answer.body] : [answer.status, { __type: answer.type, message: answer.message }];
+    const contentType = String(req.headers['content-type'] ?? 'application/x-amz-json-1.1');
+    return {
+      status,
+      headers: { 'Content-Type': contentType, 'x-amzn-RequestId': randomUUID() },
+      body: JSON.stringify(json),
+    };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...server, calls };
 }
 
 /** Secrets Manager's GetSecretValue over `secrets` (ARN → secret string, read at each call). */

@@ -5,7 +5,7 @@
  * it sees what the code really sends, and records every call.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { startStubServer } from './stub-server.ts';
 
 /** An operation's answer: the XML inside `<ActionResult>`, or an AWS error. */
 export type QueryAnswer = { result: string } | { status: number; code: string; message: string };
@@ -26,41 +26,26 @@ export async function startAwsQueryStub(
   operations: Record<string, QueryOperation>,
 ): Promise<AwsQueryStub> {
   const calls: AwsQueryStub['calls'] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-      const action = params.get('Action') ?? '';
-      calls.push({ action, params });
-      const operation = operations[action];
-      const answer: QueryAnswer = operation
-        ? operation(params)
-        : { status: 400, code: 'InvalidAction', message: `no stub for ${action}` };
-      const requestId = `<ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata>`;
-      const [status, body] =
-        'result' in answer
-          ? [
-              200,
-              `<${action}Response xmlns="${namespace}"><${action}Result>${answer.result}</${action}Result>${requestId}</${action}Response>`,
-            ]
-          : [
-              answer.status,
-              `<ErrorResponse xmlns="${namespace}"><Error><Type>Sender</Type><Code>${answer.code}</Code><Message>${xml(answer.message)}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
-            ];
-      res.writeHead(status, { 'Content-Type': 'text/xml' });
-      res.end(body);
-    });
+  const server = await startStubServer((_req, body) => {
+    const params = new URLSearchParams(body.toString('utf8'));
+    const action = params.get('Action') ?? '';
+    calls.push({ action, params });
+    const operation = operations[action];
+    const answer: QueryAnswer = operation
+      ? operation(params)
+      : { status: 400, code: 'InvalidAction', message: `no stub for ${action}` };
+    const requestId = `<ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata>`;
+    const [status, xmlBody] =
+      'result' in answer
+        ? [
+            200,
+            `<${action}Response xmlns="${namespace}"><${action}Result>${answer.result}</${action}Result>${requestId}</${action}Response>`,
+          ]
+        : [
+            answer.status,
+            `<ErrorResponse xmlns="${namespace}"><Error><Type>Sender</Type><Code>${answer.code}</Code><Message>${xml(answer.message)}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
+          ];
+    return { status, headers: { 'Content-Type': 'text/xml' }, body: xmlBody };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...server, calls };
 }

@@ -5,8 +5,8 @@
  * receives the message. A real SDK client reaches it through `AWS_ENDPOINT_URL_SESV2` (or `endpoint`).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import { createTransport } from 'nodemailer';
+import { startStubServer } from './stub-server.ts';
 
 /** The parts of SendEmail's input the stub reads; `Content.Raw.Data` is base64 on the wire. */
 export interface SendEmailInput {
@@ -34,55 +34,43 @@ export async function startSesV2Stub(relayTo: { host: string; port: number }): P
   const sent: SesV2Stub['sent'] = [];
   const failures: { status: number; type: string; message: string }[] = [];
   const smtp = createTransport({ host: relayTo.host, port: relayTo.port, secure: false, ignoreTLS: true });
-  const answer = (res: import('node:http').ServerResponse, status: number, body: unknown, type?: string) => {
-    res.writeHead(status, {
+  const reply = (status: number, body: unknown, type?: string) => ({
+    status,
+    headers: {
       'Content-Type': 'application/json',
       'x-amzn-RequestId': randomUUID(),
       ...(type ? { 'x-amzn-ErrorType': type } : {}),
-    });
-    res.end(JSON.stringify(body));
-  };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v2/email/outbound-emails') {
-        answer(res, 404, { message: `no stub for ${req.method} ${req.url}` }, 'NotFoundException');
-        return;
-      }
-      const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as SendEmailInput;
-      const failure = failures.shift();
-      if (failure) {
-        answer(res, failure.status, { message: failure.message }, failure.type);
-        return;
-      }
-      const raw = Buffer.from(input.Content?.Raw?.Data ?? '', 'base64');
-      const to = [
-        ...(input.Destination?.ToAddresses ?? []),
-        ...(input.Destination?.CcAddresses ?? []),
-        ...(input.Destination?.BccAddresses ?? []),
-      ];
-      const messageId = `0100${randomUUID().replaceAll('-', '')}-000000`;
-      smtp
-        .sendMail({ envelope: { from: addressOf(input.FromEmailAddress ?? ''), to }, raw })
-        .then(() => {
-          sent.push({ input, messageId });
-          answer(res, 200, { MessageId: messageId });
-        })
-        .catch((e: Error) => answer(res, 400, { message: e.message }, 'MessageRejected'));
-    });
+    },
+    body: JSON.stringify(body),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  const server = await startStubServer(async (req, body) => {
+    if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v2/email/outbound-emails')
+      return reply(404, { message: `no stub for ${req.method} ${req.url}` }, 'NotFoundException');
+    const input = JSON.parse(body.toString('utf8') || '{}') as SendEmailInput;
+    const failure = failures.shift();
+    if (failure) return reply(failure.status, { message: failure.message }, failure.type);
+    const raw = Buffer.from(input.Content?.Raw?.Data ?? '', 'base64');
+    const to = [
+      ...(input.Destination?.ToAddresses ?? []),
+      ...(input.Destination?.CcAddresses ?? []),
+      ...(input.Destination?.BccAddresses ?? []),
+    ];
+    const messageId = `0100${randomUUID().replaceAll('-', '')}-000000`;
+    try {
+      await smtp.sendMail({ envelope: { from: addressOf(input.FromEmailAddress ?? ''), to }, raw });
+    } catch (e) {
+      return reply(400, { message: (e as Error).message }, 'MessageRejected');
+    }
+    sent.push({ input, messageId });
+    return reply(200, { MessageId: messageId });
+  });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     sent,
     failNext: (...errors) => failures.push(...errors),
-    close: () =>
-      new Promise<void>((resolve) => {
-        smtp.close();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      smtp.close();
+      return server.close();
+    },
   };
 }

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { productionConfig, synthPulse } from './synth-pulse.ts';
+import { expectNewFailureAlarms, productionConfig, synthPulse } from './synth-pulse.ts';
 
 const config = productionConfig();
 const { template, findings, stack } = synthPulse({ props: { config } });
@@ -36,26 +36,7 @@ describe('digest function', () => {
   it('runs hourly and alarms on function errors and on reported job failures', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(5 * * * ? *)' });
     // Failing every hour is shown (JobFailed, no action); only a failure no earlier run reported notifies.
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'JobFailed',
-      Namespace: 'Pulse',
-      Dimensions: [
-        { Name: 'job', Value: 'digest' },
-        { Name: 'stack', Value: 'Pulse' },
-      ],
-      AlarmActions: Match.absent(),
-    });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'NewFailures',
-      Namespace: 'Pulse',
-      Dimensions: [
-        { Name: 'job', Value: 'digest' },
-        { Name: 'stack', Value: 'Pulse' },
-      ],
-      Statistic: 'Sum',
-      Threshold: 1,
-      AlarmActions: Match.anyValue(),
-    });
+    expectNewFailureAlarms(template, 'digest');
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Namespace: 'AWS/Lambda' });
   });
 

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { productionConfig, synthPulse } from './synth-pulse.ts';
+import { expectNewFailureAlarms, productionConfig, synthPulse } from './synth-pulse.ts';
 
 const config = productionConfig();
 const { template, findings, stack } = synthPulse({ props: { config } });
@@ -41,26 +41,7 @@ describe('license report function', () => {
   it('runs hourly and alarms on function errors and on reported job failures', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(15 * * * ? *)' });
     // Failing every hour is shown (JobFailed, no action); only a failure no earlier run reported notifies.
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'JobFailed',
-      Namespace: 'Pulse',
-      Dimensions: [
-        { Name: 'job', Value: 'license-report' },
-        { Name: 'stack', Value: 'Pulse' },
-      ],
-      AlarmActions: Match.absent(),
-    });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'NewFailures',
-      Namespace: 'Pulse',
-      Dimensions: [
-        { Name: 'job', Value: 'license-report' },
-        { Name: 'stack', Value: 'Pulse' },
-      ],
-      Statistic: 'Sum',
-      Threshold: 1,
-      AlarmActions: Match.anyValue(),
-    });
+    expectNewFailureAlarms(template, 'license-report');
   });
 
   it('may touch only its ledger items, read and create only under its two archive prefixes, send only as the sender', () => {

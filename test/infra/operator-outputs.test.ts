@@ -110,11 +110,8 @@ describe('two stacks in one account', () => {
     eu.template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ PULSE_JOB: 'digest', PULSE_STACK_NAME: 'Pulse-eu' }) },
     });
-    // The topic admits its own stack's alarms by ARN (a name pattern like `Pulse-eu-*` would admit `Pulse-eu-2`'s).
-    const policy = JSON.stringify(eu.template.findResources('AWS::SNS::TopicPolicy'));
-    const alarms = Object.keys(eu.template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms.length).toBeGreaterThan(40);
-    for (const id of alarms) expect(policy).toContain(JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }));
-    expect(policy).not.toContain(':alarm:');
+    // The topic admits its own stack's alarms by ARN (pulse-stack.test.ts), never by a name pattern like
+    // `Pulse-eu-*`, which would admit `Pulse-eu-2`'s.
+    expect(JSON.stringify(eu.template.findResources('AWS::SNS::TopicPolicy'))).not.toContain(':alarm:');
   });
 });

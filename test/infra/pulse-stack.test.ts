@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { LICENSE_SYNC_SESSIONS } from '../../lib/stacks/session-budget.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { ArchiveConfig } from '../../src/config/schema.ts';
-import { productionConfig, synthPulse } from './synth-pulse.ts';
+import { expectNewFailureAlarms, productionConfig, synthPulse } from './synth-pulse.ts';
 
 const { stack, template, findings } = synthPulse();
 const logicalId = (c: IConstruct) => Stack.of(c).getLogicalId(c.node.defaultChild as CfnElement);
@@ -410,23 +410,7 @@ describe('license alerts function', () => {
         Variables: Match.objectLike({ PULSE_JOB: 'license-alerts', PULSE_TEMPLATES_DIR: '/var/task/templates' }),
       },
     });
-    t.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'JobFailed',
-      Namespace: 'Pulse',
-      Dimensions: [
-        { Name: 'job', Value: 'license-alerts' },
-        { Name: 'stack', Value: 'Pulse' },
-      ],
-      AlarmActions: Match.absent(),
-    });
-    t.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'NewFailures',
-      Dimensions: [
-        { Name: 'job', Value: 'license-alerts' },
-        { Name: 'stack', Value: 'Pulse' },
-      ],
-      AlarmActions: Match.anyValue(),
-    });
+    expectNewFailureAlarms(t, 'license-alerts');
   });
 
   it('may read its secret, touch only license-alert ledger items, send only from the configured address', () => {

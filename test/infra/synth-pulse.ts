@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { loadDeployConfig } from '../../lib/deploy-config.ts';
 import { PulseStack, type PulseStackProps } from '../../lib/stacks/pulse-stack.ts';
@@ -70,4 +70,29 @@ interface ValidationReport {
     pluginName: string;
     violations: { ruleName: string; severity: string; violatingConstructs: { constructPath: string }[] }[];
   }[];
+}
+
+/**
+ * The alarms of an hourly mailing job (lib/constructs/pulse-function.ts `notifyOn: 'newFailure'`): JobFailed shows
+ * a failing hour without notifying; NewFailure notifies each failure no earlier run reported.
+ */
+export function expectNewFailureAlarms(template: Template, job: string, stack = 'Pulse'): void {
+  const dimensions = [
+    { Name: 'job', Value: job },
+    { Name: 'stack', Value: stack },
+  ];
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: 'JobFailed',
+    Namespace: 'Pulse',
+    Dimensions: dimensions,
+    AlarmActions: Match.absent(),
+  });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: 'NewFailures',
+    Namespace: 'Pulse',
+    Dimensions: dimensions,
+    Statistic: 'Sum',
+    Threshold: 1,
+    AlarmActions: Match.anyValue(),
+  });
 }

@@ -105,6 +105,24 @@ function overflow(page: Page) {
   });
 }
 
+/**
+ * A notice opened at `width`: checked to fit (no horizontal scroll, nothing outside the page), screenshot saved; its
+ * text, and how many elements a hostile value could have injected (scripts, images with handlers).
+ */
+async function noticeAt(html: string, width: number, screenshot: string) {
+  const { page } = await open(html, width);
+  const result = await overflow(page);
+  const text = await page.evaluate(() => (globalThis as unknown as PageGlobals).document.body.innerText);
+  const injected = await page.evaluate(
+    () => (globalThis as unknown as PageGlobals).document.querySelectorAll('script, img[onerror]').length,
+  );
+  await page.screenshot({ path: join(ARTIFACTS, screenshot), fullPage: true });
+  await page.close();
+  expect(result.scrollWidth).toBeLessThanOrEqual(width);
+  expect(result.outside).toEqual([]);
+  return { text, injected };
+}
+
 describe('hostile values in a browser', () => {
   it('no script, event handler or javascript: URL reaches the DOM, and the text shows literally', async () => {
     const view = hostileView();
@@ -213,16 +231,7 @@ describe('layout', () => {
         },
         noticeHtml,
       );
-      const { page } = await open(notice.html, width);
-      const result = await overflow(page);
-      const text = await page.evaluate(() => (globalThis as unknown as PageGlobals).document.body.innerText);
-      const injected = await page.evaluate(
-        () => (globalThis as unknown as PageGlobals).document.querySelectorAll('script, img[onerror]').length,
-      );
-      await page.screenshot({ path: join(ARTIFACTS, `unknown-delivery-notice-${width}.png`), fullPage: true });
-      await page.close();
-      expect(result.scrollWidth).toBeLessThanOrEqual(width);
-      expect(result.outside).toEqual([]);
+      const { text, injected } = await noticeAt(notice.html, width, `unknown-delivery-notice-${width}.png`);
       expect(text).toContain('--resend-unknown');
       expect(text).toContain('--confirm-unknown');
       expect(text).toContain(`${HOSTILE.script}${HOSTILE.imgOnError}`);
@@ -248,16 +257,7 @@ describe('layout', () => {
         },
         noticeHtml,
       );
-      const { page } = await open(notice.html, width);
-      const result = await overflow(page);
-      const text = await page.evaluate(() => (globalThis as unknown as PageGlobals).document.body.innerText);
-      const injected = await page.evaluate(
-        () => (globalThis as unknown as PageGlobals).document.querySelectorAll('script').length,
-      );
-      await page.screenshot({ path: join(ARTIFACTS, `mail-bounce-notice-${width}.png`), fullPage: true });
-      await page.close();
-      expect(result.scrollWidth).toBeLessThanOrEqual(width);
-      expect(result.outside).toEqual([]);
+      const { text, injected } = await noticeAt(notice.html, width, `mail-bounce-notice-${width}.png`);
       expect(text).toContain('Email bounced');
       expect(text).toContain('pulse mail clear-suppression ceo@example.com');
       expect(text).toContain(HOSTILE.script);

@@ -22,6 +22,7 @@ import { DELIVERY_TAG, ledgerKeyOfTag } from '../../../src/ports/delivery-tag.ts
 import { signedIn } from '../../helpers/emulator-session.ts';
 import { CfnResolver, TEST_TARGET } from '../../iam/cfn-resolver.ts';
 import { deployedIam } from '../../iam/deployed-iam.ts';
+import { PULSE_FUNCTIONS } from '../../iam/must-not.ts';
 import { describeDenial, type Judgement, judgeRecordedCalls } from '../../iam/recorded-calls.ts';
 import {
   type BundledPulse,
@@ -409,18 +410,8 @@ describe('the credentials secret at deploy time (custom resource)', () => {
 
 // Runs last: it judges every AWS SDK command the tests above made the containers send (sdk-call-recorder.mjs).
 describe('IAM: every AWS call the handlers made is allowed by the synthesized stack', () => {
-  /** The functions the tests above run. */
-  const INVOKED = [
-    'digest',
-    'archive',
-    'archive-copy',
-    'archive-verify',
-    'license-alerts',
-    'license-report',
-    'license-sync',
-    'mail-events',
-    'secret-setup',
-  ] as const satisfies readonly FunctionName[];
+  /** The functions the tests above run: every function of the stack. */
+  const INVOKED = PULSE_FUNCTIONS satisfies readonly FunctionName[];
   let judgement: Judgement;
   beforeAll(async () => {
     const iam = deployedIam(new CfnResolver(pulse.template, { ...TEST_TARGET, stackName: pulse.stackName }));

@@ -2,29 +2,17 @@
 // is the container's), then calls `handler(event, context)` for each event in turn, with a context like Lambda's.
 // Usage: node lambda-runner.mjs <assetDir> <events.json> <results.json> <timeoutSeconds>
 // Writes one entry per event to results.json: { result } or { errorType, errorMessage } (as Lambda reports a throw).
-import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { lambdaContext } from '../../helpers/lambda-context.ts';
 
 const [assetDir, eventsFile, resultsFile, timeoutSeconds] = process.argv.slice(2);
 const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
 const { handler } = await import(pathToFileURL(join(assetDir, 'index.mjs')).href);
 const results = [];
 for (const event of events) {
-  const deadline = Date.now() + Number(timeoutSeconds) * 1000;
-  const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME;
-  const context = {
-    awsRequestId: randomUUID(),
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION}:123456789012:function:${functionName}`,
-    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-  };
+  const context = lambdaContext(Number(timeoutSeconds), 'local');
   try {
     results.push({ result: (await handler(event, context)) ?? null });
   } catch (e) {
