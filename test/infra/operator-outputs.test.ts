@@ -1,7 +1,7 @@
 /** What an operator gets from the stack: outputs to act on, the secret under a fixed name, alarms by email. */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { productionConfig, synthPulse } from './synth-pulse.ts';
+import { expectNewFailureAlarms, productionConfig, synthPulse } from './synth-pulse.ts';
 
 describe('operator basics', () => {
   const { template } = synthPulse();
@@ -100,13 +100,7 @@ describe('two stacks in one account', () => {
   });
 
   it("keep their metrics and alarms apart: each alarms on its own stack's job metrics, and only its alarms may publish", () => {
-    eu.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'NewFailures',
-      Dimensions: [
-        { Name: 'job', Value: 'digest' },
-        { Name: 'stack', Value: 'Pulse-eu' },
-      ],
-    });
+    expectNewFailureAlarms(eu.template, 'digest', 'Pulse-eu');
     eu.template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ PULSE_JOB: 'digest', PULSE_STACK_NAME: 'Pulse-eu' }) },
     });
