@@ -45,7 +45,10 @@ export interface ArchiveCopyResult {
 
 /** One measurement of bench/client-export.ts, in a fresh process. */
 export interface ExportRun {
-  /** job: the client data step from the export [31]; jobPages: from the paged list [30]; pages, export: a source alone. */
+  /**
+   * job: the client data step from the export `exportClientPropertyList`; jobPages: from the paged list
+   * `clientPropertyList`; pages, export: a source alone.
+   */
   what: 'job' | 'jobPages' | 'pages' | 'export';
   productId: string;
   clients: number;
@@ -169,17 +172,17 @@ function clientExportRows(c: ClientExportResult): Row[] {
       unit: 'clients/s',
       target: 50_000,
       atLeast: true,
-      detail: `archiveClientData from the export [31], median of ${c.large.length} processes (${list(
+      detail: `archiveClientData from the export \`exportClientPropertyList\`, median of ${c.large.length} processes (${list(
         c.large.map((r) => r.clientsPerS),
         'clients/s',
-      )}; ${median(c.small.map((r) => r.clientsPerS))}/s at ${small}); from the paged list [30] ${c.pagesLarge.clientsPerS}/s; the sources alone: pages ${c.pages.clientsPerS}/s, export stream ${c.exportStream.clientsPerS}/s`,
+      )}; ${median(c.small.map((r) => r.clientsPerS))}/s at ${small}); from the paged list \`clientPropertyList\` ${c.pagesLarge.clientsPerS}/s; the sources alone: pages ${c.pages.clientsPerS}/s, export stream ${c.exportStream.clientsPerS}/s`,
     },
     {
       metric: `client data export, peak RSS ${large} / ${small} clients (flat)`,
       value: c.rssRatio,
       unit: '×',
       target: 1.15,
-      detail: `${c.peakRssLargeMb} MB against ${c.peakRssSmallMb} MB, medians of ${c.large.length} processes each (${large}: ${peaks(c.large)}; ${small}: ${peaks(c.small)}); up to the end of spooling ${c.spooledRssRatio}×; from the paged list [30] ${c.pagesRssRatio}× (${c.pagesLarge.peakRssMb} MB against ${c.pagesSmall.peakRssMb} MB)`,
+      detail: `${c.peakRssLargeMb} MB against ${c.peakRssSmallMb} MB, medians of ${c.large.length} processes each (${large}: ${peaks(c.large)}; ${small}: ${peaks(c.small)}); up to the end of spooling ${c.spooledRssRatio}×; from the paged list \`clientPropertyList\` ${c.pagesRssRatio}× (${c.pagesLarge.peakRssMb} MB against ${c.pagesSmall.peakRssMb} MB)`,
     },
   ];
 }
@@ -263,13 +266,14 @@ function clientExportNotes(c: ClientExportResult): string {
   that in the third; start-up ${s(c.emulatorStartupMs)} s) runs in a child process, s3rver in the bench's main process, each
   measurement in a fresh process; ${c.large.length} processes per product for the job, taking turns at going first.
   \`archiveClientData\` (src/jobs/archive/client-data.ts) with the config's default properties reads the export
-  operation [31]: one CSV stream, converted chunk by chunk into NDJSON typed as the client property list [30] types
-  it (src/jobs/archive/client-csv.ts; numbers and booleans by the property catalogue [4]), gzipped into a spool file,
+  operation \`exportClientPropertyList\`: one CSV stream, converted chunk by chunk into NDJSON typed as the client
+  property list (\`clientPropertyList\`) types it (src/jobs/archive/client-csv.ts; numbers and booleans by the
+  property catalogue, \`productProperties\`), gzipped into a spool file,
   then uploaded with its SHA-256; the client count in the stored metadata must equal the product's. Of ${s(mid(c.large, (r) => r.ms))} s for
   ${large} clients (median), ${s(mid(c.large, (r) => r.spooledMs))} s are the stream, the conversion and gzip, the rest the upload of ${fileMb(typical)}; the
   measuring process is busy ${busy(typical)} of the time, sharing the two cores with the emulator writing the CSV and
   s3rver. The sources alone: the export stream read to the end ${c.exportStream.clientsPerS} clients/s (busy ${busy(c.exportStream)}); the paged
-  list [30] walked without writing ${c.pages.clientsPerS} clients/s (busy ${busy(c.pages)}, the rest waiting for the emulator's ${c.clients / 200}
+  list \`clientPropertyList\` walked without writing ${c.pages.clientsPerS} clients/s (busy ${busy(c.pages)}, the rest waiting for the emulator's ${c.clients / 200}
   answers); the job from the paged list ${c.pagesLarge.clientsPerS} clients/s.
 - Memory of the client data export (peak RSS, medians). Signed in and loaded, before the step, the process holds
   ${mb(c.large, (r) => r.startRssMb)}. Up to the last byte spooled it peaks at ${mb(c.small, (r) => r.spooledPeakRssMb)} for ${small} and ${mb(c.large, (r) => r.spooledPeakRssMb)} for ${large} (${c.spooledRssRatio}×):
@@ -282,7 +286,8 @@ function clientExportNotes(c: ClientExportResult): string {
   (${fileMb(typical)}) a multipart upload of one part at a time. Uploaded alone, in a fresh process loaded the same way, the ${small} file
   peaks at ${up(c.uploadSmall)} and the ${large} file at ${up(c.uploadLarge)}. Whole step: ${c.peakRssSmallMb} → ${c.peakRssLargeMb} MB (${c.rssRatio}×).
   No V8 flags: the job's children run with \`--expose-gc\` only, to read the live heap after the measurement.
-- Before, the job read the paged list [30] (still its source when no property is configured, since [31] needs one,
+- Before, the job read the paged list \`clientPropertyList\` (still its source when no property is configured, since
+  \`exportClientPropertyList\` needs one,
   and an option of the task, \`source: 'pages'\`): 200 clients per request, each page parsed and validated with zod,
   each record serialised again. It peaks at ${c.pagesSmall.peakRssMb} MB for ${small} and ${c.pagesLarge.peakRssMb} MB for ${large} (${c.pagesRssRatio}×; ${heap(c.pagesLarge)}):
   whatever is in flight when a collection comes survives it, and V8 grows the young generation and the old space

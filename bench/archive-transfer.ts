@@ -18,8 +18,8 @@ import {
   S3ArchiveStore,
   s3ClientFor,
 } from '../src/adapters/aws/s3-archive-store.ts';
+import { type CopyDeps, copyFile, type FileSource } from '../src/archive/copy/copy-file.ts';
 import { ReportingClient } from '../src/client/index.ts';
-import { type CopyDeps, copyFile, type FileSource } from '../src/jobs/archive/copy-file.ts';
 import { systemClock } from '../src/ports/clock.ts';
 import type { Logger } from '../src/ports/logger.ts';
 import type { Transfer } from './archive-results.ts';

@@ -6,7 +6,7 @@ import { startEmulator } from '../emulator/index.ts';
 import { signedIn } from '../test/helpers/emulator-session.ts';
 
 const BENCH_TODAY = '2026-11-20';
-/** The benchmarked request: weekly new/active/lost over one year, no filters (task §4). */
+/** The benchmarked `dateRangeReport` request: weekly new/active/lost over one year, no filters. */
 const WEEKLY_YEAR = {
   startDate: '2025-11-21',
   stopDate: BENCH_TODAY,

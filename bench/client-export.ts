@@ -4,13 +4,13 @@
  * Processes: the emulator with 1 M clients runs in a child of its own (`… emulator N`, generation takes ~10 s);
  * s3rver runs in this process; every measurement runs in a fresh child (`… measure <what> <product> …`):
  * - `job`: the archive job's client data step as configured by default (src/jobs/archive/client-data.ts
- *   `archiveClientData`: the export operation [31]'s CSV → NDJSON → gzip → spool file → the archive store) for the
+ *   `archiveClientData`: the `exportClientPropertyList` CSV → NDJSON → gzip → spool file → the archive store) for the
  *   10 % product (100 k clients) and the first product (1 M), ROUNDS times each, taking turns, so peak RSS can be
  *   compared across a 10× difference;
- * - `jobPages`: the same step reading the paged client property list [30] instead (the job before the export
- *   became its source), once per product;
+ * - `jobPages`: the same step reading the paged client property list (`clientPropertyList`) instead (the job
+ *   before the export became its source), once per product;
  * - `pages`: that source alone, `client.allClients` walked to the end without writing anything;
- * - `export`: the export operation [31] alone (`exportClientPropertyList`, one streamed CSV) read to the end;
+ * - `export`: the export operation `exportClientPropertyList` alone (one streamed CSV) read to the end;
  * - `upload`: the archive store's upload alone of a file the job stored (its last step), once per product size.
  * `pages` and `export` show which side bounds the job, `upload` what the last step adds to its memory. The password is random per run and reaches the children by
  * environment, never through a command line or their output.
@@ -21,9 +21,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EmulatorOptions } from '../emulator/index.ts';
 import { S3ArchiveStore, s3ClientFor } from '../src/adapters/aws/s3-archive-store.ts';
+import { archiveClientData, clientDataFileName } from '../src/archive/client-data.ts';
 import { ReportingClient } from '../src/client/index.ts';
 import { DEFAULT_CLIENT_PROPERTIES } from '../src/config/schema.ts';
-import { archiveClientData, clientDataFileName, fileSource } from '../src/jobs/archive/client-data.ts';
+import { fileSource } from '../src/core/file-source.ts';
 import { systemClock } from '../src/ports/clock.ts';
 import type { Logger } from '../src/ports/logger.ts';
 import type { ClientExportResult, ExportRun, UploadRun } from './archive-results.ts';

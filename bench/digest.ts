@@ -15,9 +15,9 @@ import { startEmulator } from '../emulator/index.ts';
 import { envCredentials, reportingClientFor } from '../src/app/service-client.ts';
 import type { ReportingClient } from '../src/client/index.ts';
 import { parseConfig } from '../src/config/load.ts';
-import { collectDigestData } from '../src/jobs/digest/collect.ts';
-import { planDigestCalls } from '../src/jobs/digest/plan.ts';
-import { lastCompleteIsoWeek } from '../src/jobs/digest/week.ts';
+import { lastCompleteIsoWeek } from '../src/core/calendar.ts';
+import { collectDigestData } from '../src/digest/collect.ts';
+import { planDigestCalls } from '../src/digest/plan.ts';
 import type { Logger } from '../src/ports/logger.ts';
 
 const TODAY = '2026-11-20';

@@ -78,10 +78,10 @@ export function licenseSyncNotes(r: LicenseSyncResult): string {
 bench/license-sync.ts writes a ${r.rows}-row CSV (${(r.csvBytes / 2 ** 20).toFixed(1)} MiB: key, type, four flags, expiry date, quota)
 and runs \`runLicenseSync\` over it in fresh processes against the emulator, which runs in a process of its own
 (started in ${r.emulatorStartupMs} ms): read from the file as a stream, validated, looked up 1000 keys per search
-[21], diffed, sent in batches of 1000 through [22] with ${r.concurrency} batches in flight, and the result file
-written — what \`pulse licenses sync\` does. Each insert round uses new keys; each rerun syncs the file of the
-round before it again, so every row is unchanged and nothing is sent. Rows per second are rows over the wall time
-of the whole sync, sign-in included.
+(\`searchLicenseKeys\`), diffed, sent in batches of 1000 through \`updateLicenseKeys\` with ${r.concurrency} batches in
+flight, and the result file written — what \`pulse licenses sync\` does. Each insert round uses new keys; each
+rerun syncs the file of the round before it again, so every row is unchanged and nothing is sent. Rows per second
+are rows over the wall time of the whole sync, sign-in included.
 
 - The emulator looks a search's \`licenseKey\` stringArray up in the registry's index
   (emulator/families/license-keys/search-filters.ts) instead of testing every record: without it each batch's lookup cost

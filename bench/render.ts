@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { compileMjmlFile, TEMPLATES_DIR } from '../scripts/build-templates.ts';
-import { renderDigestEmail } from '../src/render/digest-email.ts';
+import { renderDigestEmail } from '../src/digest/render/digest-email.ts';
 import { sampleView } from '../test/render/sample-views.ts';
 
 const COMPILED_RUNS = 2000;

@@ -13,7 +13,7 @@ type Section = Exclude<keyof PulseConfig, '$schema' | 'state' | 'deploy'>;
  * them), the credentials from the stack's secret; `deploy` is read by the CDK app only.
  */
 export const FUNCTION_CONFIG_SECTIONS = {
-  archive: ['service', 'products', 'mail', 'archive'],
+  'archive-plan': ['service', 'products', 'mail', 'archive'],
   'archive-copy': ['service', 'products', 'mail', 'archive'],
   // Reads only the archive (its prefix); service, products and mail only because the schema requires them.
   'archive-verify': ['service', 'products', 'mail', 'archive'],

@@ -12,7 +12,7 @@ import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/pro
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compileTemplate } from '../src/render/templater.ts';
+import { compileTemplate } from '../src/core/render/templater.ts';
 
 interface MjmlResult {
   html: string;

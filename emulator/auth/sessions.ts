@@ -1,6 +1,6 @@
 /**
- * Sessions and CSRF tokens (api-shapes §1.1): pre-login CSRF values valid for an hour, sessions that expire after
- * an idle period, and a per-user cap. Tokens are random 32-byte values; nothing here is logged.
+ * Sessions and CSRF tokens (docs/interface.md "Sessions"): pre-login CSRF values valid for an hour, sessions that
+ * expire after an idle period, and a per-user cap. Tokens are random 32-byte values; nothing here is logged.
  */
 import { randomBytes } from 'node:crypto';
 import { sessionLimit } from '../http/errors.ts';
@@ -47,7 +47,7 @@ export class SessionStore {
     return t;
   }
 
-  /** True when [1] issued this value within the last hour. */
+  /** True when `requestCsrf` issued this value within the last hour. */
   csrfUsable(value: string | undefined): boolean {
     if (!value) return false;
     const at = this.csrf.get(value);
@@ -57,7 +57,7 @@ export class SessionStore {
   /**
    * Signs in: enforces the per-user cap on the live sessions plus those held elsewhere, not counting `replacing` (a
    * live session of the caller), which ends only when the sign-in succeeds: a refused caller keeps its session, from
-   * which it can still end the others (logout with allSessions, api-shapes [3]).
+   * which it can still end the others (`logout` with allSessions).
    */
   create(userName: string, replacing?: string): Session {
     const live = this.liveSessionsOf(userName).filter((s) => s.token !== replacing).length;

@@ -118,9 +118,9 @@ export function eventCountBetween(pd: ProductData, i: number, e: number, from: D
 }
 
 /**
- * The day a client last seen on `lastSeen` is reported lost (api-shapes §5): with `dateDeclaredLost` the declaration
- * day (last seen + daysUntilDeclaredLost), with `dateLastSeen` the last-seen day — in both cases only once the
- * declaration day has been reached; undefined before that.
+ * The day a client last seen on `lastSeen` is reported lost (docs/interface.md "Generic reports"): with
+ * `dateDeclaredLost` the declaration day (last seen + daysUntilDeclaredLost), with `dateLastSeen` the last-seen day —
+ * in both cases only once the declaration day has been reached; undefined before that.
  */
 export function reportedLossDay(
   lastSeen: Day,

@@ -1,6 +1,7 @@
 /**
- * The property catalogue of [4] (api-shapes §3) and the value pools the generator draws from.
- * One table drives productProperties, filter/segment validation and the data generator, so they cannot disagree.
+ * The property catalogue of `productProperties` (docs/interface.md "Product properties") and the value pools the
+ * generator draws from. One table drives productProperties, filter/segment validation and the data generator, so they
+ * cannot disagree.
  */
 export type DataType = 'string' | 'number' | 'date' | 'boolean' | 'special';
 export type FilterType = 'standard' | 'current' | 'special';
@@ -88,7 +89,10 @@ export const BUILT_IN_PROPERTIES: readonly PropertyDef[] = [
   ]),
 ];
 
-/** Levels of the hierarchical special properties (api-shapes §1.8), stored as string columns named `os.platform` etc. */
+/**
+ * Levels of the hierarchical special properties (docs/interface.md "Segments and levels"), stored as string columns
+ * named `os.platform` etc.
+ */
 export const HIERARCHY_LEVELS: Readonly<Record<'os' | 'geography' | 'gpu', readonly string[]>> = {
   os: ['platform', 'version', 'edition'],
   geography: ['continent', 'country', 'usState'],
@@ -104,7 +108,7 @@ export const CUSTOM_PROPERTY_IDS: readonly string[] = Array.from(
   (_, i) => `C${String(i + 1).padStart(2, '0')}`,
 );
 
-/** Flags of [4] (api-shapes §3 "Emulator flags"). */
+/** Flags of `productProperties` (docs/interface.md "Product properties"). */
 export function propertyFlags(p: PropertyDef): {
   supportsRegex: boolean;
   supportsMeta: boolean;
@@ -176,7 +180,7 @@ export const GEOGRAPHY: readonly { continent: string; country: string; weight: n
 
 export const US_STATES: readonly string[] = ['US-CA', 'US-NY', 'US-TX', 'US-WA', 'US-FL', 'US-IL', 'US-MA', 'US-CO'];
 
-/** Every known value for `getFullList` in [5]. */
+/** Every known value for `getFullList` in `propertyValues`. */
 export const FULL_LISTS: Readonly<Record<string, readonly string[]>> = {
   'os.platform': ['Linux', 'Windows', 'macOS'],
   'os.version': OS_CATALOGUE.map((o) => o.version),

@@ -33,7 +33,7 @@ export function msOfDay(day: Day): number {
   return day * MS_PER_DAY;
 }
 
-/** `YYYY-MM-DDTHH:MM:SS`, UTC, no offset (api-shapes §1.4). */
+/** `YYYY-MM-DDTHH:MM:SS`, UTC, no offset (docs/interface.md "Dates, weeks and time zones"). */
 export function formatTimestamp(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19);
 }

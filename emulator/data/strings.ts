@@ -1,2 +1,2 @@
-/** String ordering shared by every listing the spec orders "by code point" (defined with the interface). */
+/** String ordering shared by every listing the interface orders by code point (docs/interface.md "Listing order"). */
 export { compareCodePoints } from '../../src/api/code-point-order.ts';

@@ -1,4 +1,4 @@
-/** Auth family: [1] requestCsrf, [2] signIn, [3] logout (api-shapes §2). */
+/** Auth family: `requestCsrf`, `signIn`, `logout` (docs/interface.md "Sessions"). */
 import { timingSafeEqual } from 'node:crypto';
 import { formatDay } from '../data/dates.ts';
 import { parseCookies, serializeCookie } from '../http/cookies.ts';

@@ -1,6 +1,6 @@
 /**
- * Churn-related reports: [15] churnAndEngagement (see churn/cohort.ts) and the lost-client histograms [16]–[18]
- * (api-shapes §8).
+ * Churn-related reports: `churnAndEngagement` (see churn/cohort.ts) and the lost-client histograms
+ * `churnHistogramDays`, `churnHistogramRuntime`, `churnHistogramSessions` (docs/interface.md "Churn reports").
  */
 import { lossReportDay } from '../data/activity.ts';
 import type { ProductData } from '../data/model.ts';
@@ -20,9 +20,10 @@ import { churnAndEngagement } from './churn/cohort.ts';
 const LOSS_DATES = ['dateLastSeen', 'dateDeclaredLost'] as const;
 
 /**
- * A histogram over the clients lost in the range (loss reported on a day in [startDate, stopDate], §5 rules) that
- * match the filters, binned by one lifetime total. The population is exactly the one [7] counts as `lost` for the
- * same range, filters and lost parameters, so the bins add up to that count.
+ * A histogram over the clients lost in the range (loss reported on a day in [startDate, stopDate], by the loss rules of
+ * docs/interface.md "Generic reports") that match the filters, binned by one lifetime total. The population is exactly
+ * the one `dateRangeReport` counts as `lost` for the same range, filters and lost parameters, so the bins add up to
+ * that count.
  */
 function lostClientHistogram(bins: BinSet, lifetimeTotals: (pd: ProductData) => Uint32Array): Handler {
   return ({ pd, body, today }) => {

@@ -1,4 +1,6 @@
-/** Client profile family: [30] clientPropertyList, [31] exportClientPropertyList (api-shapes §12). */
+/**
+ * Client profile family: `clientPropertyList`, `exportClientPropertyList` (docs/interface.md "Client property list").
+ */
 import { forEachActiveDay } from '../data/activity.ts';
 import { type Day, formatDay } from '../data/dates.ts';
 import type { ProductData } from '../data/model.ts';
@@ -9,9 +11,12 @@ import { asObject, at, dateRange, type Json, optArray, optString, reqArray, stri
 import { type ClientPredicate, parseGlobalFilters } from '../query/filters.ts';
 import { compileProperties, type OutputProperty } from './client-profile/output-properties.ts';
 
-/** Clients per [30] response. */
+/** Clients per `clientPropertyList` response. */
 export const CLIENT_PAGE_SIZE = 200;
-/** Clients per chunk of the [31] stream: big enough to keep writes few, small enough to keep memory flat. */
+/**
+ * Clients per chunk of the `exportClientPropertyList` stream: big enough to keep writes few, small enough to keep
+ * memory flat.
+ */
 const EXPORT_BATCH = 2000;
 
 /** First client number whose id is ≥ `id` (ids are sorted by code point), or n. */
@@ -59,7 +64,7 @@ function parseDaily(pd: ProductData, body: Json): DailyRequest | undefined {
   return { startDay, stopDay, properties };
 }
 
-/** Builds the [30] items of a page; one dailyData callback per request, not per client. */
+/** Builds the `clientPropertyList` items of a page; one dailyData callback per request, not per client. */
 function pageItems(pd: ProductData, clients: number[], props: OutputProperty[], daily: DailyRequest | undefined) {
   let client = 0;
   let days: Record<string, unknown>[] = [];

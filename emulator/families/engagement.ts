@@ -1,4 +1,4 @@
-/** User engagement histogram family: [9] usageDistribution (api-shapes §6). */
+/** User engagement histogram family: `usageDistribution` (docs/interface.md "Usage distribution"). */
 import { forEachActiveDay, runtimeOn, sessionsOn } from '../data/activity.ts';
 import type { Day } from '../data/dates.ts';
 import type { Handler } from '../http/handler.ts';

@@ -1,4 +1,4 @@
-/** Event tracking management: [6] listEvents (api-shapes §4). */
+/** Event tracking management: `listEvents` (docs/interface.md "Event list"). */
 import { formatDay } from '../data/dates.ts';
 import type { ProductData, TrackedEvent } from '../data/model.ts';
 import { compareCodePoints } from '../data/strings.ts';

@@ -1,6 +1,7 @@
 /**
- * Generic reports (api-shapes §5): [7] dateRangeReport and [8] currentReport. Both count new / active / lost units
- * with one counting pass (query/counting.ts) over a tree of segment nodes, then shape the counts into the result.
+ * Generic reports (docs/interface.md "Generic reports"): `dateRangeReport` and `currentReport`. Both count
+ * new / active / lost units with one counting pass (query/counting.ts) over a tree of segment nodes, then shape the
+ * counts into the result.
  */
 import { formatDay, periodsOf } from '../data/dates.ts';
 import type { Handler, HandlerContext } from '../http/handler.ts';
@@ -58,7 +59,7 @@ function runReport(ctx: HandlerContext, op: 'dateRange' | 'current'): Report {
   return { req, tree, counts, periods, values };
 }
 
-/** Percent rounded to 1 decimal (§1.4); division by zero gives 0. */
+/** Percent rounded to 1 decimal; division by zero gives 0 (docs/interface.md "Numbers and identifiers"). */
 function percent(count: number, of: number): number {
   return of === 0 ? 0 : Math.round((count * 1000) / of) / 10;
 }

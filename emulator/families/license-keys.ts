@@ -1,7 +1,7 @@
 /**
- * License key registry family (api-shapes §9): [21] searchLicenseKeys, and the upsert that [22] updateLicenseKeys
- * (PATCH) and [23] insertLicenseKeys (POST) share. Changes land in `pd.registry`, which the reports' licenseStatus
- * filters read too, and are persisted to `--data-dir` when one is configured.
+ * License key registry family (docs/interface.md "License key registry"): `searchLicenseKeys`, and the upsert that
+ * `updateLicenseKeys` (PATCH) and `insertLicenseKeys` (POST) share. Changes land in `pd.registry`, which the reports'
+ * licenseStatus filters read too, and are persisted to `--data-dir` when one is configured.
  */
 import { recordOf, registrySize } from '../data/license-bulk.ts';
 import { compareCodePoints } from '../data/strings.ts';

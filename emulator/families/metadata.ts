@@ -1,4 +1,4 @@
-/** Metadata family: [4] productProperties, [5] propertyValues (api-shapes §3). */
+/** Metadata family: `productProperties`, `propertyValues` (docs/interface.md "Product properties"). */
 import { FULL_LISTS, HIERARCHY_LEVELS, OS_CATALOGUE, propertyFlags } from '../data/catalogue.ts';
 import { NULL_SENTINEL, type ProductData, type StringColumn } from '../data/model.ts';
 import { compareCodePoints } from '../data/strings.ts';
@@ -6,7 +6,7 @@ import type { Handler } from '../http/handler.ts';
 import { asObject, at, fail, optBool, optString, regexValue, reqEnum, reqString } from '../http/validate.ts';
 import { catalogueOf, columnOf, isHierarchical } from '../query/properties.ts';
 
-/** At most this many values per [5] response. */
+/** At most this many values per `propertyValues` response. */
 export const PROPERTY_VALUES_PAGE_SIZE = 1000;
 
 const productProperties: Handler = (ctx) => {
@@ -20,7 +20,10 @@ const productProperties: Handler = (ctx) => {
   return { result: [...byCategory].map(([category, properties]) => ({ category, properties })) };
 };
 
-/** The column [5] lists: a `supportsMeta` property, or a hierarchical level given by granularity or dotted name. */
+/**
+ * The column `propertyValues` lists: a `supportsMeta` property, or a hierarchical level given by granularity or dotted
+ * name.
+ */
 function resolveListedProperty(pd: ProductData, property: string, granularity: string | undefined): string {
   const dot = property.indexOf('.');
   const parent = dot < 0 ? property : property.slice(0, dot);

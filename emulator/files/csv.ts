@@ -1,5 +1,5 @@
-// RFC 4180 CSV as used by the export files (spec §1.10): UTF-8 without BOM, CRLF row ends,
-// a cell is quoted only when it must be.
+// RFC 4180 CSV as used by the export files (docs/interface.md "File listings and names"): UTF-8 without BOM, CRLF row
+// ends, a cell is quoted only when it must be.
 
 const CELL_NEEDS_QUOTES = /[",\r\n]/;
 

@@ -1,5 +1,5 @@
-// The emulator's "storage" origin (spec §1.10): a separate listener that serves export files
-// through signed, expiring URLs and answers errors in its own XML format, like an object store.
+// The emulator's "storage" origin (docs/interface.md "Download addresses"): a separate listener that serves export
+// files through signed, expiring URLs and answers errors in its own XML format, like an object store.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,5 @@
-// A one-entry ZIP writer for the export files (spec §1.10). Deterministic: the timestamp comes
-// from the caller in UTC and no extra fields are written, so equal input gives equal bytes.
+// A one-entry ZIP writer for the export files (docs/interface.md "File listings and names"). Deterministic: the
+// timestamp comes from the caller in UTC and no extra fields are written, so equal input gives equal bytes.
 import { crc32, deflateRawSync } from 'node:zlib';
 
 export class ZipEntryNameError extends Error {

@@ -21,7 +21,8 @@ export interface CookieAttributes {
 export function serializeCookie(name: string, value: string, attrs: CookieAttributes): string {
   let s = `${name}=${value}; Path=/`;
   if (attrs.maxAge !== undefined) s += `; Max-Age=${attrs.maxAge}`;
-  // SameSite=None requires Secure in browsers; over plain http://localhost the emulator drops both (api-shapes §1.1).
+  // SameSite=None requires Secure in browsers; over plain http://localhost the emulator drops both
+  // (docs/interface.md "Sessions").
   if (attrs.secure) s += '; Secure; SameSite=None';
   else s += '; SameSite=Lax';
   if (attrs.httpOnly) s += '; HttpOnly';

@@ -1,5 +1,5 @@
 /**
- * The service's error vocabulary (api-shapes §1.3). Handlers throw ApiError; the server turns it into
+ * The service's error vocabulary (docs/interface.md "Errors"). Handlers throw ApiError; the server turns it into
  * `{ error, message }` with the status, so no handler formats an error response itself.
  */
 export class ApiError extends Error {
@@ -16,7 +16,7 @@ export class ApiError extends Error {
   }
 }
 
-/** 400 with the api-shapes message form `"<field path>: <problem>"`. */
+/** 400 with the message form `"<field path>: <problem>"` (docs/interface.md "Errors"). */
 export function badRequest(path: string, problem: string): ApiError {
   return new ApiError(400, 'Bad Request', `${path}: ${problem}`);
 }

@@ -10,7 +10,9 @@ export interface HandlerContext {
   operationId: string;
   /** The JSON body as an object (`{}` for GET and for an empty POST body). */
   body: Json;
-  /** The product of the path; the current product for [4] without one. Undefined only for auth routes. */
+  /**
+   * The product of the path; the current product for `productProperties` without one. Undefined only for auth routes.
+   */
   pd: ProductData;
   state: EmulatorState;
   session: Session | undefined;

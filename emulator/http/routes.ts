@@ -1,18 +1,18 @@
 /**
- * The route table: one entry per operation id of operations.md. Families register their handlers here by id;
+ * The route table: one entry per operation id of src/api/operations.ts. Families register their handlers here by id;
  * the server matches method + path, so an unknown path or method is a 404 before anything else is looked at.
  */
 import { OPERATIONS, type OperationDef, type OperationId } from '../../src/api/operations.ts';
 
 export interface RouteDef extends OperationDef {
-  /** [1] and [2] run without a session. */
+  /** `requestCsrf` and `signIn` run without a session. */
   public?: boolean;
   /** Feature required on the product (403 Feature Not Enabled otherwise). */
   feature?: 'rawDataExport';
-  // `optionalProduct` (the product segment may be left out, [4]) comes from the operation table.
+  // `optionalProduct` (the product segment may be left out, `productProperties`) comes from the operation table.
 }
 
-/** Emulator rules on top of the shared operation table (api-shapes §2, §3, §13). */
+/** Emulator rules on top of the shared operation table (docs/interface.md "Sessions", "File listings and names"). */
 const RULES: Partial<Record<OperationId, Omit<RouteDef, keyof OperationDef>>> = {
   requestCsrf: { public: true },
   signIn: { public: true },
@@ -22,7 +22,7 @@ const RULES: Partial<Record<OperationId, Omit<RouteDef, keyof OperationDef>>> = 
 
 export const ROUTES: readonly RouteDef[] = OPERATIONS.map((o) => ({
   ...o,
-  // [4] also accepts `/v3/meta/productProperties/{product_id}`.
+  // `productProperties` also accepts `/v3/meta/productProperties/{product_id}`.
   path: o.id === 'productProperties' ? `${o.path}/{product_id}` : o.path,
   ...RULES[o.id],
 }));
@@ -32,7 +32,7 @@ export interface RouteMatch {
   productId?: string;
 }
 
-/** Matches a request; `methodMismatch` tells a known path with the wrong method (still a 404 per §1.3). */
+/** Matches a request; `methodMismatch` tells a known path with the wrong method (still a 404 `Not Found`). */
 export function matchRoute(method: string, pathname: string): RouteMatch | undefined {
   const parts = pathname.split('/');
   for (const route of ROUTES) {

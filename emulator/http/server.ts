@@ -1,7 +1,8 @@
 /**
- * The service listener. Checks run in the order of api-shapes §1.3 — Origin → route → rate limit → session →
- * CSRF header → product → feature → body — then the family handler runs. Every response, errors included, carries
- * the §2.2 headers; nothing a handler throws becomes a 500 with internals in it.
+ * The service listener. Checks run in the order of docs/interface.md "Errors" — Origin → route → rate limit → session →
+ * CSRF header → product → feature → body — then the family handler runs. Every response, errors included, carries the
+ * common response headers (docs/interface.md "Requests and headers"); nothing a handler throws becomes a 500 with
+ * internals in it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -79,7 +80,10 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Every body is parsed as JSON whatever its Content-Type (§1.1); an absent body counts as `{}`. */
+/**
+ * Every body is parsed as JSON whatever its Content-Type (docs/interface.md "Requests and headers"); an absent body
+ * counts as `{}`.
+ */
 function parseBody(raw: Buffer): Json {
   const text = raw.toString('utf8').trim();
   if (text === '') return {};

@@ -132,7 +132,7 @@ export function stringArray(v: unknown, path: string): string[] {
   return v as string[];
 }
 
-/** Compiles an ECMAScript regex (api-shapes §1.7: case-sensitive, unanchored) or fails naming the path. */
+/** Compiles an ECMAScript regex (case-sensitive, unanchored: docs/interface.md "Filters") or fails naming the path. */
 export function regexValue(pattern: string, path: string): RegExp {
   if (pattern.length > 1000) fail(path, 'regex longer than 1000 characters');
   try {

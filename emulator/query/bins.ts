@@ -1,6 +1,7 @@
 /**
- * Fixed integer bin sets of the usage-distribution [9] and churn histograms [16]–[18], labelled as api-shapes §1.6
- * says, and the serializer that keeps bin-keyed objects in bin order on the wire.
+ * Fixed integer bin sets of the usage distribution (`usageDistribution`) and the churn histograms
+ * (`churnHistogramDays`, `churnHistogramRuntime`, `churnHistogramSessions`), labelled as docs/interface.md "Bins" says,
+ * and the serializer that keeps bin-keyed objects in bin order on the wire.
  */
 
 export interface BinSet {
@@ -35,29 +36,29 @@ export function integerBins(lows: readonly number[], opts: BinOptions = {}): Bin
   return { labels, indexOf: (v) => (v >= table.length ? last : table[v]!) };
 }
 
-/** Minutes as `h:mm`: hours unpadded, minutes two digits (§1.6). */
+/** Minutes as `h:mm`: hours unpadded, minutes two digits (docs/interface.md "Bins"). */
 export function formatMinutes(minutes: number): string {
   return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
 }
 
 const runtimeBins = (lows: readonly number[]) => integerBins(lows, { openFirst: true, format: formatMinutes });
 
-/** [9] active days: one bin per day count, 1 … the number of days in the range. */
+/** `usageDistribution` active days: one bin per day count, 1 … the number of days in the range. */
 export function activeDayBins(daysInRange: number): BinSet {
   return integerBins(
     Array.from({ length: daysInRange }, (_, k) => k + 1),
     { top: daysInRange },
   );
 }
-/** [9] sessions in the range: `≤ 1`, `2`, `3`, `4 - 5`, … `≥ 21`. */
+/** `usageDistribution` sessions in the range: `≤ 1`, `2`, `3`, `4 - 5`, … `≥ 21`. */
 export const USAGE_SESSION_BINS = integerBins([1, 2, 3, 4, 6, 9, 13, 21], { openFirst: true });
-/** [9] runtime in the range: `≤ 0:05`, `0:06 - 0:15`, … `≥ 5:01`. */
+/** `usageDistribution` runtime in the range: `≤ 0:05`, `0:06 - 0:15`, … `≥ 5:01`. */
 export const USAGE_RUNTIME_BINS = runtimeBins([0, 6, 16, 31, 61, 121, 301]);
-/** [16] lifetime active days of lost clients: `1`, `2`, `3 - 5`, … `≥ 366`. */
+/** Lifetime active days of lost clients (`churnHistogramDays`): `1`, `2`, `3 - 5`, … `≥ 366`. */
 export const LOST_ACTIVE_DAY_BINS = integerBins([1, 2, 3, 6, 11, 31, 91, 181, 366]);
-/** [17] lifetime runtime of lost clients: `≤ 0:30`, `0:31 - 1:00`, … `≥ 100:01`. */
+/** Lifetime runtime of lost clients (`churnHistogramRuntime`): `≤ 0:30`, `0:31 - 1:00`, … `≥ 100:01`. */
 export const LOST_RUNTIME_BINS = runtimeBins([0, 31, 61, 121, 301, 601, 1501, 3001, 6001]);
-/** [18] lifetime sessions of lost clients: `1`, `2 - 5`, … `≥ 501`. */
+/** Lifetime sessions of lost clients (`churnHistogramSessions`): `1`, `2 - 5`, … `≥ 501`. */
 export const LOST_SESSION_BINS = integerBins([1, 2, 6, 11, 26, 51, 101, 251, 501]);
 
 /** Bin label → count, in bin order; `counts[offset + k * stride]` is bin k (rows or columns of a flat cross-tab). */
@@ -67,7 +68,8 @@ export function binCounts(bins: BinSet, counts: ArrayLike<number>, offset = 0, s
 
 /**
  * JSON text in which Maps become objects with keys in Map order. JSON.stringify of a plain object would hoist
- * integer-like keys (`"2"`, `"3"`) ahead of `"≤ 1"`; §1.6 wants bins and sorted segments in their intended order.
+ * integer-like keys (`"2"`, `"3"`) ahead of `"≤ 1"`; bins and sorted segments must keep their intended order
+ * (docs/interface.md "Bins").
  */
 export function orderedJson(value: unknown): string {
   if (value instanceof Map) {

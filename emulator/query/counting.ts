@@ -1,7 +1,8 @@
 /**
- * The counting engine of the generic reports [7]/[8] (api-shapes §5): new / active / lost units per period and per
- * node (a node is the report total or one segment combination). One pass over the clients; a client's active
- * periods come straight from its activity words with precomputed per-period masks, so no day is visited one by one.
+ * The counting engine of the generic reports `dateRangeReport`/`currentReport` (docs/interface.md "Generic reports"):
+ * new / active / lost units per period and per node (a node is the report total or one segment combination). One pass
+ * over the clients; a client's active periods come straight from its activity words with precomputed per-period masks,
+ * so no day is visited one by one.
  */
 import { reportedLossDay } from '../data/activity.ts';
 import type { Day } from '../data/dates.ts';
@@ -44,7 +45,7 @@ export interface Counts {
   present: Uint8Array;
 }
 
-/** The day a unit last seen on `last` is reported lost, or undefined (api-shapes §5). */
+/** The day a unit last seen on `last` is reported lost, or undefined (docs/interface.md "Generic reports"). */
 export function lossReportDay(last: Day, rule: LostRule, today: Day): Day | undefined {
   return reportedLossDay(last, rule.daysUntilDeclaredLost, rule.dateReportedLost, today);
 }

@@ -1,5 +1,5 @@
 /**
- * Event selectors (api-shapes §1.9): the single form `{category, name}` and the combination form
+ * Event selectors (docs/interface.md "Event selectors"): the single form `{category, name}` and the combination form
  * `{combiLabel?, combiArray: [...]}`. A selector resolves to the indexes of the product's events it matches.
  */
 import type { ProductData, TrackedEvent } from '../data/model.ts';

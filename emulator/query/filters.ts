@@ -1,5 +1,5 @@
 /**
- * `globalFilters` (api-shapes §1.7): parsed once per request into one predicate over client numbers.
+ * `globalFilters` (docs/interface.md "Filters"): parsed once per request into one predicate over client numbers.
  * Members AND together; the emulator matches each client's latest known value.
  */
 import { HIERARCHY_LEVELS } from '../data/catalogue.ts';
@@ -85,7 +85,7 @@ function parseFilter(pd: ProductData, name: string, f: unknown, path: string): C
   }
 }
 
-/** Filter kinds allowed per property type (api-shapes §1.7). */
+/** Filter kinds allowed per property type (docs/interface.md "Filters"). */
 export const KINDS_OF = {
   string: ['string', 'stringArray', 'regex'],
   number: ['number', 'numberRange'],

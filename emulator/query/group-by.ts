@@ -1,6 +1,6 @@
 /**
- * `groupBy` (api-shapes §5): what a report counts — clients, or distinct values of machineId, licenseKey or a
- * configured custom property. Clients without a value belong to no unit.
+ * `groupBy` (docs/interface.md "Generic reports"): what a report counts — clients, or distinct values of machineId,
+ * licenseKey or a configured custom property. Clients without a value belong to no unit.
  */
 import type { ProductData, StringColumn } from '../data/model.ts';
 import { fail, type Json, optString } from '../http/validate.ts';

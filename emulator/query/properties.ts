@@ -12,7 +12,7 @@ export type ScalarKind = 'string' | 'number' | 'date' | 'boolean';
 const LICENSE_FLAGS = ['activated', 'allowed', 'blocked', 'expired'] as const;
 const BUILT_IN = new Map(BUILT_IN_PROPERTIES.map((p) => [p.name, p]));
 
-/** The [4] catalogue of a product: built-ins plus its configured custom properties. */
+/** The `productProperties` catalogue of a product: built-ins plus its configured custom properties. */
 export function catalogueOf(pd: ProductData): PropertyDef[] {
   const custom = Object.entries(pd.product.customProperties).map(([name, friendlyName]) => ({
     name,

@@ -1,7 +1,8 @@
 /**
- * Segment objects (api-shapes §1.8), parsed once per request into a per-value table: every property is viewed as
- * "value codes" (a dictionary code per client), and each code knows the segment ids it belongs to. `of(i)` is then
- * two array reads, whatever the segment kinds, so reports can call it inside their pass over a million clients.
+ * Segment objects (docs/interface.md "Segments and levels"), parsed once per request into a per-value table: every
+ * property is viewed as "value codes" (a dictionary code per client), and each code knows the segment ids it belongs
+ * to. `of(i)` is then two array reads, whatever the segment kinds, so reports can call it inside their pass over a
+ * million clients.
  */
 import { HIERARCHY_LEVELS } from '../data/catalogue.ts';
 import { NULL_SENTINEL, type ProductData } from '../data/model.ts';

@@ -7,8 +7,8 @@
  */
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
-import { archiveCopyRuntime, type LambdaContext } from '../../src/app/runtime/archive-copy.ts';
-import { copyQueuedFiles } from '../../src/jobs/archive/fan-out.ts';
+import { runCopyStep } from '../../src/archive/copy-step.ts';
+import { archiveCopyRuntime, type LambdaContext } from './runtime.ts';
 
 /** The parts of the SQS event this function reads. */
 interface SqsEvent {
@@ -21,7 +21,7 @@ export const handler = async (event: SqsEvent, context?: LambdaContext) => {
   // Placeholder credentials: the whole batch is handed back, to be copied once the secret is set (or redriven).
   if (await refusePlaceholder('archive', ports))
     return { batchItemFailures: batch.map(({ id }) => ({ itemIdentifier: id })) };
-  const { retry, outcomes, finished } = await copyQueuedFiles(config, ports, batch);
+  const { retry, outcomes, finished } = await runCopyStep(config, ports, batch);
   ports.logger.info('archive copies done', { outcomes, retry: retry.length, runsFinished: finished.length });
   for (const run of finished) process.stdout.write(jobMetricLine(run));
   return { batchItemFailures: retry.map((itemIdentifier) => ({ itemIdentifier })) };

@@ -5,9 +5,9 @@
  * no service, so no credentials and no placeholder check. Thin by design.
  */
 import { jobMetricLine } from '../../src/app/job-metric.ts';
-import { archiveVerifyRuntime, type LambdaContext } from '../../src/app/runtime/archive-verify.ts';
-import { verifyArchiveChain } from '../../src/jobs/archive/verify-chain.ts';
-import type { JobResult } from '../../src/jobs/job-result.ts';
+import { verifyArchiveChain } from '../../src/archive/verify-chain.ts';
+import type { JobResult } from '../../src/core/job-result.ts';
+import { archiveVerifyRuntime, type LambdaContext } from './runtime.ts';
 
 export const handler = async (_event: unknown = {}, context?: LambdaContext): Promise<JobResult> => {
   const { archive, logger, prefix } = archiveVerifyRuntime(process.env, context).ports;

@@ -4,10 +4,10 @@
  */
 import { metricLineWithNewFailures } from '../../src/app/new-failures.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
-import { digestRuntime, type LambdaContext } from '../../src/app/runtime/digest.ts';
 import { initChartRenderer } from '../../src/charts/index.ts';
-import { runDigest } from '../../src/jobs/digest/run-digest.ts';
-import type { JobResult } from '../../src/jobs/job-result.ts';
+import type { JobResult } from '../../src/core/job-result.ts';
+import { runDigest } from '../../src/digest/run-digest.ts';
+import { digestRuntime, type LambdaContext } from './runtime.ts';
 
 // While the container starts, not in the first run; a failure surfaces in the run that draws a chart.
 initChartRenderer().catch(() => {});

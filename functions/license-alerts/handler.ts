@@ -4,9 +4,9 @@
  */
 import { metricLineWithNewFailures } from '../../src/app/new-failures.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
-import { type LambdaContext, licenseAlertsRuntime } from '../../src/app/runtime/license-alerts.ts';
-import type { JobResult } from '../../src/jobs/job-result.ts';
-import { runLicenseAlerts } from '../../src/jobs/licenses/run-license-alerts.ts';
+import type { JobResult } from '../../src/core/job-result.ts';
+import { runLicenseAlerts } from '../../src/licenses/alerts/run-license-alerts.ts';
+import { type LambdaContext, licenseAlertsRuntime } from './runtime.ts';
 
 /** A manual run may narrow it and skip the send time: `{ "detail": { "productIds": ["…"], "now": true } }`. */
 interface LicenseAlertEvent {

@@ -5,9 +5,9 @@
  */
 import { metricLineWithNewFailures } from '../../src/app/new-failures.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
-import { type LambdaContext, licenseReportRuntime } from '../../src/app/runtime/license-report.ts';
-import type { JobResult } from '../../src/jobs/job-result.ts';
-import { runLicenseReport } from '../../src/jobs/licenses/run-license-report.ts';
+import type { JobResult } from '../../src/core/job-result.ts';
+import { runLicenseReport } from '../../src/licenses/report/run-license-report.ts';
+import { type LambdaContext, licenseReportRuntime } from './runtime.ts';
 
 /** An EventBridge scheduled event may carry `{ "detail": { "week": "2026-W46" } }` to resend a week's report. */
 interface LicenseReportEvent {

@@ -1,13 +1,13 @@
 /**
  * Lambda of the license registry sync, triggered by S3 when a CSV lands under `<prefix>/license-sync/incoming/`
- * (README "License registry sync"). Thin by design: decode the event's keys, build the AWS adapters, run the job
+ * (docs/licenses.md "License registry sync"). Thin by design: decode the event's keys, build the AWS adapters, run the job
  * (src/jobs/licenses/sync-upload.ts refuses hostile keys and writes the result file under `…/results/`).
  */
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';
-import { type LambdaContext, licenseSyncRuntime } from '../../src/app/runtime/license-sync.ts';
-import type { JobResult } from '../../src/jobs/job-result.ts';
-import { syncUploadedCsv } from '../../src/jobs/licenses/sync-upload.ts';
+import type { JobResult } from '../../src/core/job-result.ts';
+import { syncUploadedCsv } from '../../src/licenses/sync/sync-upload.ts';
+import { type LambdaContext, licenseSyncRuntime } from './runtime.ts';
 
 /** The part of an S3 event notification the job reads (keys URL-encoded with `+` for spaces). */
 interface S3Event {

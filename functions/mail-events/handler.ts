@@ -6,8 +6,8 @@
  * call, so no placeholder check. Thin by design.
  */
 import { jobMetricLine } from '../../src/app/job-metric.ts';
-import { type LambdaContext, mailEventsRuntime } from '../../src/app/runtime/mail-events.ts';
-import { processMailEvents } from '../../src/jobs/mail-events/run-mail-events.ts';
+import { processMailEvents } from '../../src/mail-events/run-mail-events.ts';
+import { type LambdaContext, mailEventsRuntime } from './runtime.ts';
 
 /** The parts of the SQS event this function reads. */
 interface SqsEvent {

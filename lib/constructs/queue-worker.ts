@@ -80,7 +80,7 @@ export class QueueWorker extends Construct {
       [
         this.deadLetterQueue,
         'Serverless-SQSRedrivePolicy',
-        'This queue is itself the dead-letter queue of the task queue; an operator redrives it (docs/deploy.md).',
+        'This queue is itself the dead-letter queue of the task queue; an operator redrives it (docs/operations.md).',
       ],
       [
         this.fn,

@@ -30,8 +30,10 @@ export interface JobTiming {
 }
 
 export interface ScheduledJobProps extends Omit<PulseFunctionProps, 'handler' | 'jobFailedAlarm'>, JobTiming {
-  /** Job name: the handler lives in functions/<job>/handler.ts and reports the job metrics under it. */
+  /** Job name: the job metrics are reported under it, and the schedule is named after it. */
   readonly job: string;
+  /** The function's folder, functions/<handler>/ (when the function is one step of the job). @default job */
+  readonly handler?: string;
 }
 
 /**
@@ -58,8 +60,8 @@ export class ScheduledJob extends PulseFunction {
   public readonly failedRuns: Queue;
 
   constructor(scope: Construct, id: string, props: ScheduledJobProps) {
-    const { job, schedule, flexibleWindow, maxEventAge, retryAttempts, heartbeat, ...rest } = props;
-    super(scope, id, { ...rest, handler: job, jobFailedAlarm: job });
+    const { job, handler, schedule, flexibleWindow, maxEventAge, retryAttempts, heartbeat, ...rest } = props;
+    super(scope, id, { ...rest, handler: handler ?? job, jobFailedAlarm: job });
     const heartbeatHours = heartbeat.toHours(); // throws unless whole hours
     if (heartbeatHours < 2 || heartbeatHours > 168)
       throw new Error(

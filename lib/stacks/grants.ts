@@ -4,7 +4,7 @@
  * No AWS CDK import: the tests check these against the key builders and adapters they stand for.
  */
 import type { ArchiveConfig, PulseConfig } from '../../src/config/schema.ts';
-import { folderUnder, trimPrefix } from '../../src/ports/archive-key.ts';
+import { folderUnder, trimPrefix } from '../../src/core/archive-key.ts';
 
 /**
  * The state table's API calls, exactly those the adapters make: the ledger (src/adapters/aws/dynamodb-ledger.ts:

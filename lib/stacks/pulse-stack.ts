@@ -216,7 +216,7 @@ export class PulseStack extends Stack {
     return dashboard.dashboardUrl;
   }
 
-  /** What an operator needs after deploy (docs/deploy.md), printed by `cdk deploy` and in the stack's outputs. */
+  /** What an operator needs after deploy (docs/operations.md), printed by `cdk deploy` and in the stack's outputs. */
   private addOutputs(dashboardUrl: string): void {
     const outputs: [id: string, value: string, description: string][] = [
       [
@@ -302,9 +302,10 @@ export class PulseStack extends Stack {
       // failing task within 5 × the visibility timeout (7.5 h), before a plan step finishes its run as stale (12 h).
       maxReceiveCount: 5,
     });
-    const setup = this.jobSetup('archive');
+    const setup = this.jobSetup('archive-plan');
     const plan = new ScheduledJob(this, 'ArchivePlan', {
       job: 'archive',
+      handler: 'archive-plan',
       ...archivePlanTiming(),
       alarmTopic: this.alarmTopic,
       timeout: Duration.minutes(15),

@@ -11,7 +11,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { parseCsv } from '../../emulator/files/csv.ts';
 import { findBrokenS3rverEntries } from '../../src/adapters/local/s3rver-recovery.ts';
-import { stageTitle } from '../../src/jobs/licenses/stage.ts';
+import { stageTitle } from '../../src/licenses/alerts/stage.ts';
 
 export const INVARIANTS = [
   'archive: object matches the service bytes',

@@ -1,6 +1,7 @@
 /**
- * The order the interface sorts listings in ("ascending code-point order", e.g. license keys in [21]): shared by the
- * emulator, which sorts that way, and the client side, which relies on it.
+ * The order the interface sorts listings in ("ascending code-point order", e.g. license keys in `searchLicenseKeys`;
+ * docs/interface.md "Listing order"): shared by the emulator, which sorts that way, and the client side, which relies
+ * on it.
  */
 
 /** Maps UTF-16 code units so that comparing them orders strings by code point (surrogates sort above U+FFFF). */

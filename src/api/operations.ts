@@ -1,5 +1,5 @@
 /**
- * The 33 operations of the Reporting Service interface v3 (shared/spec/operations.md): one stable id per operation
+ * The 33 operations of the Reporting Service interface v3 (docs/interface.md "Operations"): one stable id per operation
  * with its method and path. The client, the emulator's route table and `pulse api` all read this one table.
  */
 export interface OperationDef {
@@ -8,11 +8,11 @@ export interface OperationDef {
   /** Path under the base URL; `{product_id}` marks the product parameter. */
   path: string;
   /**
-   * Safe to repeat automatically (api-shapes §1.3: report POSTs are read-only; never repeat logout, license-key
-   * writes or the client export).
+   * Safe to repeat automatically (docs/interface.md "Safe-to-repeat requests": report POSTs are read-only; never
+   * repeat logout, license-key writes or the client export).
    */
   retrySafe: boolean;
-  /** The path also takes the product as a last segment, `<path>/{product_id}` ([4] productProperties). */
+  /** The path also takes the product as a last segment, `<path>/{product_id}` (`productProperties`). */
   optionalProduct?: boolean;
 }
 

@@ -8,15 +8,15 @@ import { DynamoDbLedger, dynamoDocumentClientFor } from '../adapters/aws/dynamod
 import { DynamoDbSuppressionList } from '../adapters/aws/dynamodb-suppressions.ts';
 import { ConsoleLogger, parseLogLevel } from '../adapters/console-logger.ts';
 import type { PulseConfig } from '../config/schema.ts';
-import type { DigestPorts } from '../jobs/digest/run-digest.ts';
 import { systemClock } from '../ports/clock.ts';
+import type { JobPorts } from '../ports/job-ports.ts';
+import type { Env } from './lambda/base.ts';
+import { archiveStoreFor } from './lambda/s3-archive.ts';
+import { stateTableOf } from './lambda/state-table.ts';
 import { mailerFor } from './mailer.ts';
-import type { Env } from './runtime/base.ts';
-import { archiveStoreFor } from './runtime/s3-archive.ts';
-import { stateTableOf } from './runtime/state-table.ts';
 import { credentialsFor, reportingClientFor } from './service-client.ts';
 
-export function awsPorts(config: PulseConfig, env: Env): DigestPorts {
+export function awsPorts(config: PulseConfig, env: Env): JobPorts {
   const logger = new ConsoleLogger({ service: 'pulse', level: parseLogLevel(env.LOG_LEVEL) ?? 'info' });
   const secrets = new SecretsManagerClient({});
   const db = dynamoDocumentClientFor({});

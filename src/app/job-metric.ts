@@ -9,7 +9,7 @@
  * (lib/constructs/pulse-dashboard.ts), and for the mail-events job `Bounced`, `Complained` and `Rejected`, which its
  * MailBounced alarm sums (lib/constructs/mail-events.ts). Docs: docs/alarms.md.
  */
-import type { JobResult } from '../jobs/job-result.ts';
+import type { JobResult } from '../core/job-result.ts';
 
 /** The namespace, dimension and metric names the stack's alarms read (lib/constructs/pulse-function.ts). */
 export const JOB_METRICS = {

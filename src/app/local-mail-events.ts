@@ -6,8 +6,8 @@
  */
 import type { SesEventBridgeEvent } from '../adapters/local/sink-mail-events.ts';
 import type { PulseConfig } from '../config/schema.ts';
-import type { JobResult } from '../jobs/job-result.ts';
-import { type MailEventCounts, type MailEventPorts, processMailEvents } from '../jobs/mail-events/run-mail-events.ts';
+import type { JobResult } from '../core/job-result.ts';
+import { type MailEventCounts, type MailEventPorts, processMailEvents } from '../mail-events/run-mail-events.ts';
 
 /** Rounds at most: the job's own mail, the owners' notices, and one to spare. */
 const MAX_ROUNDS = 3;

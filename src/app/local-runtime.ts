@@ -14,9 +14,9 @@ import { type LocalPeers, startLocalPeers } from '../adapters/local/local-peers.
 import { ReportFolder } from '../adapters/local/report-folder.ts';
 import type { SinkReaction } from '../adapters/local/sink-mail-events.ts';
 import { Archive, type PulseConfig } from '../config/schema.ts';
-import type { DigestPorts } from '../jobs/digest/run-digest.ts';
-import type { JobResult } from '../jobs/job-result.ts';
+import type { JobResult } from '../core/job-result.ts';
 import { systemClock } from '../ports/clock.ts';
+import type { JobPorts } from '../ports/job-ports.ts';
 import type { Logger } from '../ports/logger.ts';
 import { settleSinkMailEvents } from './local-mail-events.ts';
 import { reportingClientFor } from './service-client.ts';
@@ -26,7 +26,7 @@ export { EXAMPLE_CONFIG, LOCAL_EMULATOR_ENV, localEmulatorOptions } from './loca
 export interface LocalRuntime {
   config: PulseConfig;
   peers: LocalPeers;
-  ports: DigestPorts;
+  ports: JobPorts;
   /** The mail-events job over the bounces and complaints the sink queued; undefined when there were none. */
   settleMailEvents(): Promise<JobResult | undefined>;
   close(): Promise<void>;
@@ -72,7 +72,7 @@ export async function startLocalRuntime(opts: {
     logger: opts.logger,
     // The full report beside the emails: the local S3 that also keeps a copy is gone after the run.
     pages: new ReportFolder(peers.outboxDir),
-  } satisfies DigestPorts;
+  } satisfies JobPorts;
   return {
     config,
     peers,

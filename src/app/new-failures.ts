@@ -11,7 +11,7 @@
  * ledger cannot be read or written the failure counts as new: one notification too many, never one too few.
  */
 import { createHash } from 'node:crypto';
-import type { JobResult } from '../jobs/job-result.ts';
+import type { JobResult } from '../core/job-result.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import { jobMetricLine } from './job-metric.ts';

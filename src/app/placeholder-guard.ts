@@ -1,13 +1,13 @@
 /**
  * A Lambda's first step: the stack creates the Reporting Service secret with a placeholder user name until an
- * operator sets the real credentials (docs/deploy.md). A run that finds the placeholder stops here, before any call
+ * operator sets the real credentials (docs/operations.md). A run that finds the placeholder stops here, before any call
  * to the service: one log line naming the secret and how to set it, and the job's `Pulse/JobFailed` metric (and,
  * for a job with a ledger, `NewFailures`: src/app/new-failures.ts) — not a
  * failed sign-in per digest or product every hour.
  */
 import { PlaceholderCredentialsError } from '../adapters/aws/secrets.ts';
 import type { ReportingClient } from '../client/index.ts';
-import type { JobResult } from '../jobs/job-result.ts';
+import type { JobResult } from '../core/job-result.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Ledger } from '../ports/ledger.ts';
 import type { Logger } from '../ports/logger.ts';

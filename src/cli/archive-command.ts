@@ -1,9 +1,10 @@
-/** `pulse archive`: the verified, write-once export archive (see README "Export archive"). */
+/** `pulse archive`: the verified, write-once export archive (see docs/archive.md "Export archive"). */
+
+import type { ArchivePlan } from '../archive/plan.ts';
+import { terminalProgress } from '../archive/progress.ts';
+import { runArchive } from '../archive/run-archive.ts';
+import { verifyArchiveChain } from '../archive/verify-chain.ts';
 import { ARCHIVE_KINDS, type ArchiveKind } from '../config/schema.ts';
-import type { ArchivePlan } from '../jobs/archive/plan.ts';
-import { terminalProgress } from '../jobs/archive/progress.ts';
-import { runArchive } from '../jobs/archive/run-archive.ts';
-import { verifyArchiveChain } from '../jobs/archive/verify-chain.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import {
   JOB_EXIT_CODES_HELP,

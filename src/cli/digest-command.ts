@@ -1,9 +1,9 @@
-/** `pulse digest`: the weekly executive digest (see README "Weekly digest"). */
+/** `pulse digest`: the weekly executive digest (see docs/digest.md "Weekly digest"). */
 import { join } from 'node:path';
 import { ReportFolder } from '../adapters/local/report-folder.ts';
 import { EmlFileWriter } from '../adapters/mail/eml-file-writer.ts';
-import { previewDigest } from '../jobs/digest/preview.ts';
-import { runDigest } from '../jobs/digest/run-digest.ts';
+import { previewDigest } from '../digest/preview.ts';
+import { runDigest } from '../digest/run-digest.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import {
   JOB_EXIT_CODES_HELP,

@@ -1,5 +1,5 @@
 /**
- * `--faults FILE`: an emulator fault profile (README "Fault injection"), read and validated before anything starts,
+ * `--faults FILE`: an emulator fault profile (emulator/README.md "Fault injection"), read and validated before anything starts,
  * for `pulse emulator` and for the in-process emulator of `--local` job runs, so a fault run can be replayed. A bad
  * file is a usage error naming it.
  */

@@ -27,8 +27,8 @@ import {
 import { envCredentials } from '../app/service-client.ts';
 import { ConfigError, configPath, loadConfig } from '../config/load.ts';
 import type { PulseConfig } from '../config/schema.ts';
-import type { DigestPorts } from '../jobs/digest/run-digest.ts';
-import { exitCodeOf, type JobResult } from '../jobs/job-result.ts';
+import { exitCodeOf, type JobResult } from '../core/job-result.ts';
+import type { JobPorts } from '../ports/job-ports.ts';
 import { reportFailure } from './failure.ts';
 import { faultsOption } from './faults-option.ts';
 import { type CliIo, UsageError } from './io.ts';
@@ -89,7 +89,7 @@ export interface JobSetup {
 
 export interface JobRuntime {
   config: PulseConfig;
-  ports: DigestPorts;
+  ports: JobPorts;
   /** Where local runs keep state and outputs. */
   workDir: string;
   /** A local run's mail events, settled after its job (local-mail-events.ts); absent in AWS (the Lambda does it). */

@@ -1,5 +1,5 @@
-/** `pulse licenses [alerts]`: license key alerts, once per key, stage and recipient (see README "License alerts"). */
-import { runLicenseAlerts } from '../jobs/licenses/run-license-alerts.ts';
+/** `pulse licenses [alerts]`: license key alerts, once per key, stage and recipient (see docs/licenses.md "License alerts"). */
+import { runLicenseAlerts } from '../licenses/alerts/run-license-alerts.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import {
   JOB_EXIT_CODES_HELP,

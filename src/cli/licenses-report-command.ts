@@ -1,5 +1,5 @@
-/** `pulse licenses report`: the weekly license registry report (README "Weekly license registry report"). */
-import { runLicenseReport } from '../jobs/licenses/run-license-report.ts';
+/** `pulse licenses report`: the weekly license registry report (docs/licenses.md "Weekly license registry report"). */
+import { runLicenseReport } from '../licenses/report/run-license-report.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import { JOB_EXIT_CODES_HELP, JOB_OPTIONS, JOB_OPTIONS_HELP, loadJob, report, runJob } from './job-command.ts';
 import { unknownDeliveriesOption } from './unknown-deliveries-option.ts';

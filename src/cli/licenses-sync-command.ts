@@ -1,11 +1,11 @@
-/** `pulse licenses sync FILE.csv`: insert and update registry keys from a CSV (README "License registry sync"). */
+/** `pulse licenses sync FILE.csv`: insert and update registry keys from a CSV (docs/licenses.md "License registry sync"). */
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { runLicenseSync, type SyncRowResult } from '../jobs/licenses/run-sync.ts';
-import { CLEAR, SYNC_COLUMNS, SyncCsvError } from '../jobs/licenses/sync-csv.ts';
-import { type ResultWriter, resultNameOf, resultWriter } from '../jobs/licenses/sync-result-file.ts';
-import { printableJson } from '../ports/archive-key.ts';
+import { printableJson } from '../core/archive-key.ts';
+import { runLicenseSync, type SyncRowResult } from '../licenses/sync/run-sync.ts';
+import { CLEAR, SYNC_COLUMNS, SyncCsvError } from '../licenses/sync/sync-csv.ts';
+import { type ResultWriter, resultNameOf, resultWriter } from '../licenses/sync/sync-result-file.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import {
   JOB_EXIT_CODES_HELP,
@@ -27,7 +27,7 @@ Running the same file again sends nothing that is already applied, and completes
 FILE.csv: a header row naming licenseKey and any of
 ${SYNC_COLUMNS.slice(1).join(', ')};
 a blank cell leaves the field unchanged, "${CLEAR}" clears expiryDate or quota; flags true/false; dates
-YYYY-MM-DD; a key repeated in the file is invalid on its later line (see README "License registry sync").
+YYYY-MM-DD; a key repeated in the file is invalid on its later line (see docs/licenses.md "License registry sync").
 
 Options:
 ${JOB_OPTIONS_HELP}

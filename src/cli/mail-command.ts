@@ -5,7 +5,7 @@
  * and printed. `pulse doctor` lists the suppressed addresses.
  */
 import { Email } from '../config/schema.ts';
-import type { JobResult } from '../jobs/job-result.ts';
+import type { JobResult } from '../core/job-result.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import { JOB_EXIT_CODES_HELP, JOB_OPTIONS, loadJob, report, runJob } from './job-command.ts';
 

@@ -1,5 +1,5 @@
 /** `--week 2026-W46`, checked before anything starts: a malformed or non-existent week is a usage error. */
-import { parseIsoWeek } from '../jobs/digest/week.ts';
+import { parseIsoWeek } from '../core/calendar.ts';
 import { UsageError } from './io.ts';
 
 export function weekOption(value: string | undefined): string | undefined {

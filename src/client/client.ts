@@ -138,7 +138,7 @@ export class ReportingClient {
 
   /**
    * Fetches a signed download URL as a stream: a bare GET with no service cookies, no Origin and no service headers
-   * (api-shapes §1.10). Request a fresh URL for every attempt.
+   * (docs/interface.md "Download addresses"). Request a fresh URL for every attempt.
    */
   download(fileUrl: string, opts: CallOptions = {}): Promise<Download> {
     return downloadFile(this.options, fileUrl, opts.signal);

@@ -1,8 +1,8 @@
 /**
  * The service's cookies, scoped to exactly one origin (scheme, host and port). Cookies ignore ports by RFC 6265, so
  * a general-purpose jar would hand the session token to another service on the same host; this one refuses any URL
- * that is not the service's origin. Within that origin it follows RFC 6265 §5 for what the service uses: name and
- * value, Path (with the default-path rule), Max-Age / Expires (including deletion), Secure. A Domain attribute can
+ * that is not the service's origin. Within that origin it follows RFC 6265 section 5 for what the service uses: name
+ * and value, Path (with the default-path rule), Max-Age / Expires (including deletion), Secure. A Domain attribute can
  * only widen where a cookie goes, which this jar never does, so cookies are kept host-only. (A small jar instead of
  * tough-cookie: the public-suffix list it bundles would take a fifth of the digest Lambda's size budget.)
  */
@@ -16,7 +16,7 @@ interface StoredCookie {
   created: number;
 }
 
-/** The directory of the request path (RFC 6265 §5.1.4). */
+/** The directory of the request path (RFC 6265 section 5.1.4). */
 function defaultPath(pathname: string): string {
   if (!pathname.startsWith('/')) return '/';
   const slash = pathname.lastIndexOf('/');
@@ -29,7 +29,7 @@ function pathMatches(requestPath: string, cookiePath: string): boolean {
   return cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/';
 }
 
-/** Parses one Set-Cookie line; undefined when it has no name=value pair (RFC 6265 §5.2: ignore it). */
+/** Parses one Set-Cookie line; undefined when it has no name=value pair (RFC 6265 section 5.2: ignore it). */
 export function parseSetCookie(line: string, url: URL, now: number): StoredCookie | undefined {
   const [pair = '', ...attrs] = line.split(';');
   const eq = pair.indexOf('=');
@@ -57,7 +57,7 @@ export function parseSetCookie(line: string, url: URL, now: number): StoredCooki
       if (!Number.isNaN(at)) cookie.expires = at;
     }
   }
-  // Max-Age wins over Expires (§5.3 step 3); zero or negative means "delete now".
+  // Max-Age wins over Expires (RFC 6265 section 5.3, step 3); zero or negative means "delete now".
   if (maxAge !== undefined) cookie.expires = maxAge <= 0 ? Number.NEGATIVE_INFINITY : now + maxAge * 1000;
   return cookie;
 }
@@ -89,7 +89,7 @@ export class ServiceCookieJar {
       if (c.expires <= now) this.cookies.delete(key);
       else if (pathMatches(url.pathname, c.path) && (!c.secure || secureContext(url))) out.push(c);
     }
-    // RFC 6265 §5.4: longer paths first, then older cookies first.
+    // RFC 6265 section 5.4: longer paths first, then older cookies first.
     return out.sort((a, b) => b.path.length - a.path.length || a.created - b.created);
   }
 

@@ -1,7 +1,7 @@
 /**
- * Downloads from signed storage URLs (api-shapes §1.10): a bare GET — no service cookies, no Origin, no service
- * headers, no redirects — whose body is checked against the announced length while it is read. The URL's query
- * string is its signature, so it never appears in a message or a log.
+ * Downloads from signed storage URLs (docs/interface.md "Download addresses"): a bare GET — no service cookies, no
+ * Origin, no service headers, no redirects — whose body is checked against the announced length while it is read. The
+ * URL's query string is its signature, so it never appears in a message or a log.
  *
  * The transport is http-get.ts, not the client's `fetch`: the body is read into the caller's buffers
  * (`readInto`), so a gigabyte download allocates nothing per chunk. `stream` offers the same body as a web byte
@@ -78,7 +78,7 @@ export async function downloadFile(opts: ResolvedOptions, url: string, signal?: 
     new TimeoutError(`${e.message.replace(/^download: /, '')} (GET ${shown})`, { operationId: OPERATION, cause: e });
   let res: Awaited<ReturnType<typeof httpGet>>;
   try {
-    // No headers beyond Host: storage must see neither Origin nor a service cookie or header (§1.10).
+    // No headers beyond Host: storage must see neither Origin nor a service cookie or header.
     res = await httpGet(new URL(url), {
       signal: signal ? AbortSignal.any([signal, timer.signal]) : timer.signal,
       idleTimeoutMs: opts.downloadIdleTimeoutMs,

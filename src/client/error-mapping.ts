@@ -1,4 +1,7 @@
-/** Turns a non-2xx answer into the error class of its failure (api-shapes §1.3), reading the body defensively. */
+/**
+ * Turns a non-2xx answer into the error class of its failure (docs/interface.md "Errors"), reading the body
+ * defensively.
+ */
 import {
   AuthenticationError,
   BadRequestError,

@@ -483,7 +483,7 @@ function framingOf(status: number, headers: Map<string, string>): Framing {
   const length = headers.get('content-length');
   if (te !== undefined && length !== undefined)
     throw new HttpProtocolError('Transfer-Encoding with Content-Length refused');
-  // 204 and 304 have no body, whatever their headers say (RFC 9112 §6.3).
+  // 204 and 304 have no body, whatever their headers say (RFC 9112 section 6.3).
   if (status === 204 || status === 304) return { kind: 'length', remaining: 0 };
   if (te !== undefined) {
     if (te.toLowerCase() !== 'chunked') throw new HttpProtocolError(`unsupported Transfer-Encoding: ${te}`);

@@ -94,7 +94,7 @@ export class SessionManager implements SessionHooks {
   }
 
   /**
-   * `onSessionLimit: 'logoutOtherSessions'`: sessions can only be freed from a still-valid session (api-shapes [3]);
+   * `onSessionLimit: 'logoutOtherSessions'`: sessions can only be freed from a still-valid session (`logout`);
    * the jar may still hold one from before. Without one, the limit error stands.
    */
   private async retryAfterFreeingSessions(limit: ReportingServiceError, creds: Credentials): Promise<Response> {
@@ -109,7 +109,10 @@ export class SessionManager implements SessionHooks {
     return this.transport.request({ op: op('signIn'), body: { userName: creds.userName, password: creds.password } });
   }
 
-  /** Ends the session (or all sessions of the user); a no-op when not signed in. Never retried (§1.3). */
+  /**
+   * Ends the session (or all sessions of the user); a no-op when not signed in. Never retried (docs/interface.md
+   * "Safe-to-repeat requests").
+   */
   async logout(allSessions = false): Promise<void> {
     if (!this.active) return;
     this.active = false;

@@ -1,6 +1,7 @@
 /**
- * Response validation. Documented shapes are checked strictly, open points loosely (api-shapes §14); members the
- * service adds are kept, never dropped (loose objects). A mismatch names the operation and the bad field's path.
+ * Response validation. Documented shapes are checked strictly, open questions loosely
+ * (docs/interface.md "Open questions"); members the service adds are kept, never dropped (loose objects). A mismatch
+ * names the operation and the bad field's path.
  */
 import type { z } from 'zod';
 import { NetworkError, ResponseShapeError, TimeoutError } from './errors.ts';

@@ -1,6 +1,7 @@
 /**
  * One call to the service: builds the request (Origin, client headers, cookies of the service origin only, the
- * CSRF header) and applies the retry policy of api-shapes §1.3. ky's own retry runs the attempts of one call:
+ * CSRF header) and applies the retry policy of docs/interface.md "Safe-to-repeat requests". ky's own retry runs the
+ * attempts of one call:
  * - 429: waits `Retry-After` (ky's `afterStatusCodes`, capped by `maxRetryAfter` = what is left of the deadline);
  * - 5xx, timeouts and network errors: exponential backoff (`delay`, `backoffLimit`) with full `jitter`;
  * - `limit` = maxRetries, a per-attempt `timeout`, and the call's deadline as ky's `totalTimeout`;
@@ -121,7 +122,7 @@ export class Transport {
 
   urlOf(op: OperationDef, productId: string | undefined): string {
     if (!isProductScoped(op)) {
-      // [4] productProperties: `/{product_id}` appended when a product is given (the service's other form).
+      // `productProperties`: `/{product_id}` appended when a product is given (the service's other form).
       const product = op.optionalProduct && productId ? `/${encodeURIComponent(productId)}` : '';
       return this.opts.baseUrl + op.path + product;
     }
@@ -165,7 +166,7 @@ export class Transport {
 
       const { body, err } = answerTo(op.id, res, call);
       if (res.status === 401 && needsSession && this.session) {
-        // api-shapes §1.3: Cookie Missing is transient — repeat once after about a second, then sign in again.
+        // Cookie Missing is transient — repeat once after about a second, then sign in again.
         if (body.error === 'Cookie Missing' && !cookieMissingSeen) {
           cookieMissingSeen = true;
           await this.wait(op.id, this.opts.cookieMissingDelayMs, deadline, err, x.signal);

@@ -1,6 +1,6 @@
 /**
  * The `licenses` section of pulse.config.json: the rules of the license key alerts (`pulse licenses`), the weekly
- * license registry report (`pulse licenses report`) and who hears about what. README "License alerts" explains each
+ * license registry report (`pulse licenses report`) and who hears about what. docs/licenses.md "License alerts" explains each
  * field with an example.
  */
 import * as z from 'zod';

@@ -135,7 +135,7 @@ async function sesAccountCheck(ses: SESv2Client): Promise<CheckResult> {
       return fail(
         name,
         'in the SES sandbox: mail goes only to verified addresses; request production access ' +
-          '(`aws sesv2 put-account-details`, docs/deploy.md)',
+          '(`aws sesv2 put-account-details`, docs/operations.md)',
       );
     return ok(name, 'production access, sending enabled');
   } catch (e) {

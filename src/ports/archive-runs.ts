@@ -6,7 +6,23 @@
  * found by `unfinished` and finished by the next plan step, its missing files reported as failed.
  * Adapter: DynamoDB (also against dynalite locally).
  */
-import type { CopyOutcome } from '../jobs/archive/copy-file.ts';
+
+/** What copying one file came to: recorded once per file of a run, listed in its manifest. */
+interface Copied {
+  key: string;
+  size: number;
+  /** Hex SHA-256 of the file. */
+  sha256: string;
+  attempts: number;
+}
+
+export type CopyOutcome =
+  | (Copied & { outcome: 'archived' | 'republished' })
+  /** `checksumRepaired`: the archived file's checksum file was missing or wrong, and was rewritten. */
+  | (Copied & { outcome: 'skippedSame'; checksumRepaired?: true })
+  /** A new version over an object that failed its own check (`reason`): a crash leftover, not a republication. */
+  | (Copied & { outcome: 'repaired'; reason: string })
+  | { outcome: 'failed'; key: string; reason: string; attempts: number };
 
 export interface ArchiveRun {
   runId: string;

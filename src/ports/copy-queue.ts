@@ -2,7 +2,23 @@
  * Copy queue port: where the archive's plan step hands its copy tasks in AWS (SQS, drained by the copier function).
  * Locally the copies run in-process instead (`runArchive`), so only the fan-out needs this port.
  */
-import type { PlannedFile } from '../jobs/archive/plan.ts';
+import type { ArchiveKind } from '../config/schema.ts';
+
+/** A file of the archive's plan: where it goes and whether it is already there. */
+export interface PlannedFile {
+  productId: string;
+  kind: ArchiveKind;
+  fileName: string;
+  /** First day the file covers (the name's date). */
+  fileDate: string;
+  /** Last day of a monthly file. */
+  stopDate?: string;
+  key: string;
+  /** `missing`: no object at the key yet (copy); `present`: the copy step re-verifies it by hash. */
+  state: 'missing' | 'present';
+  /** Missing although a newer file of this product and kind is archived: a gap being filled. */
+  backfill: boolean;
+}
 
 /** One file to copy, as it travels through the queue. */
 export interface CopyMessage {

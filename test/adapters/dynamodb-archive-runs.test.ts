@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbArchiveRuns, RUNS_PK } from '../../src/adapters/aws/dynamodb-archive-runs.ts';
 import { dynamoDocumentClientFor } from '../../src/adapters/aws/dynamodb-ledger.ts';
 import { ensureTable, type RunningPeer, startDynalite } from '../../src/adapters/local/peer-servers.ts';
-import type { CopyOutcome } from '../../src/jobs/archive/copy-file.ts';
+import type { CopyOutcome } from '../../src/archive/copy/copy-file.ts';
 import { fixedClock } from '../../src/ports/clock.ts';
 
 const TABLE = 'pulse-runs-test';

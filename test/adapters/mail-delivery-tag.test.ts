@@ -18,16 +18,15 @@ import { ConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { ensureTable, type RunningPeer, startDynalite } from '../../src/adapters/local/peer-servers.ts';
 import { type SmtpSink, startSmtpSink } from '../../src/adapters/local/smtp-sink.ts';
 import { sesMailer, smtpMailer } from '../../src/adapters/mail/nodemailer-mailer.ts';
-import { deliverOnce } from '../../src/jobs/deliver-once.ts';
-import { digestLedgerKey } from '../../src/jobs/digest/deliver.ts';
-import { licenseAlertLedgerKey } from '../../src/jobs/licenses/ledger-key.ts';
+import { deliverOnce } from '../../src/core/delivery/deliver-once.ts';
 import {
   DELIVERY_TAG,
   DeliveryTagError,
   deliveryTagOf,
   ledgerKeyOfTag,
   MAX_TAG_LENGTH,
-} from '../../src/ports/delivery-tag.ts';
+} from '../../src/core/delivery/delivery-tag.ts';
+import { digestLedgerKey, licenseAlertLedgerKey } from '../../src/core/delivery/ledger-keys.ts';
 import { type SesV2Stub, startSesV2Stub } from '../helpers/sesv2-stub.ts';
 
 const TABLE = 'pulse-delivery-tags';

@@ -1,7 +1,7 @@
 /** The EMF line a Lambda prints per run: the metrics the stack's JobFailed and heartbeat alarms read. */
 import { describe, expect, it } from 'vitest';
 import { JOB_METRICS, jobMetricLine } from '../../src/app/job-metric.ts';
-import type { JobResult } from '../../src/jobs/job-result.ts';
+import type { JobResult } from '../../src/core/job-result.ts';
 
 const run = (ok: boolean): JobResult => ({ job: 'digest', ok, counts: {}, outputs: [], errors: [] });
 

@@ -13,7 +13,7 @@ import {
   failureSeenKey,
   metricLineWithNewFailures,
 } from '../../src/app/new-failures.ts';
-import type { JobResult } from '../../src/jobs/job-result.ts';
+import type { JobResult } from '../../src/core/job-result.ts';
 import type { Ledger } from '../../src/ports/ledger.ts';
 import { startTestTable, type TestTable } from '../helpers/dynamo-table.ts';
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONFIG } from '../../src/app/local-runtime.ts';
 import type { CliIo } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
-import { lastCompleteIsoWeek } from '../../src/jobs/digest/week.ts';
+import { lastCompleteIsoWeek } from '../../src/core/calendar.ts';
 
 let tmp: string;
 let utcConfig: string;

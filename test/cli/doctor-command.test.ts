@@ -223,7 +223,7 @@ describe('pulse doctor', () => {
       '✗ sign-in: credentials from secret pulse/reporting: the Reporting Service credentials in secret ' +
         'pulse/reporting are still the placeholder: set them with `aws secretsmanager put-secret-value ' +
         '--secret-id pulse/reporting --secret-string file://credentials.json` (JSON {"userName", "password"}; ' +
-        'docs/deploy.md)',
+        'docs/operations.md)',
     );
     expect(stdout).not.toContain('generated-0123456789');
     expect(code).toBe(3);
@@ -280,7 +280,7 @@ describe('pulse doctor', () => {
       expect(line('SES identity pulse@example.com')).toMatch(/^✓ /);
       expect(line('SES account in eu-west-1')).toBe(
         '✗ SES account in eu-west-1: in the SES sandbox: mail goes only to verified addresses; request production ' +
-          'access (`aws sesv2 put-account-details`, docs/deploy.md)',
+          'access (`aws sesv2 put-account-details`, docs/operations.md)',
       );
       expect(code).toBe(1);
     });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lastCompleteIsoWeek } from '../../src/jobs/digest/week.ts';
+import { lastCompleteIsoWeek } from '../../src/core/calendar.ts';
 import { jsonResult, pulseMain } from '../helpers/cli-main.ts';
 import { writeExampleConfig } from '../helpers/pulse-process.ts';
 

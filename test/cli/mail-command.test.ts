@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONFIG } from '../../src/app/local-runtime.ts';
-import { lastCompleteIsoWeek } from '../../src/jobs/digest/week.ts';
+import { lastCompleteIsoWeek } from '../../src/core/calendar.ts';
 import { pulseMain } from '../helpers/cli-main.ts';
 
 const CPO = 'cpo@example.com';

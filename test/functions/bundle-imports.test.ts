@@ -34,7 +34,7 @@ async function loaded(fn: string): Promise<{ sdk: string[]; nodemailer: boolean 
 describe('function bundles load only the SDK clients their job calls', () => {
   it.each([
     ['archive-copy', ['client-dynamodb', 'client-s3', 'client-secrets-manager', 'lib-dynamodb'], false],
-    ['archive', ['client-dynamodb', 'client-s3', 'client-secrets-manager', 'client-sqs', 'lib-dynamodb'], false],
+    ['archive-plan', ['client-dynamodb', 'client-s3', 'client-secrets-manager', 'client-sqs', 'lib-dynamodb'], false],
     ['digest', ['client-dynamodb', 'client-s3', 'client-secrets-manager', 'client-sesv2', 'lib-dynamodb'], true],
     ['license-alerts', ['client-dynamodb', 'client-secrets-manager', 'client-sesv2', 'lib-dynamodb'], true],
     [

@@ -8,8 +8,8 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Emulator } from '../../emulator/index.ts';
-import { handler as archive } from '../../functions/archive/handler.ts';
 import { handler as archiveCopy } from '../../functions/archive-copy/handler.ts';
+import { handler as archive } from '../../functions/archive-plan/handler.ts';
 import { handler as digest } from '../../functions/digest/handler.ts';
 import { handler as licenseAlerts } from '../../functions/license-alerts/handler.ts';
 import { handler as licenseReport } from '../../functions/license-report/handler.ts';
@@ -126,7 +126,7 @@ describe('placeholder credentials in the stack secret', () => {
     ['license-alerts', 'license-alerts', () => licenseAlerts(scheduled)],
     ['license-report', 'license-report', () => licenseReport(scheduled)],
     ['license-sync', 'licenses-sync', () => licenseSync(upload)],
-    ['archive', 'archive', () => archive(scheduled)],
+    ['archive-plan', 'archive', () => archive(scheduled)],
     ['archive-copy', 'archive', () => archiveCopy(sqsBatch)],
   ];
 
@@ -141,7 +141,7 @@ describe('placeholder credentials in the stack secret', () => {
     expect(errors[0]!.message).toBe(
       `the Reporting Service credentials in secret ${SECRET_ARN} are still the placeholder: set them with ` +
         `\`aws secretsmanager put-secret-value --secret-id ${SECRET_ARN} --secret-string file://credentials.json\` ` +
-        '(JSON {"userName", "password"}; docs/deploy.md)',
+        '(JSON {"userName", "password"}; docs/operations.md)',
     );
     expect(metricLines()).toEqual([expect.objectContaining({ job, JobFailed: 1 })]);
     expect(stdout + stderr).not.toContain(GENERATED_PASSWORD);

@@ -16,7 +16,7 @@ import { reportingClientFor } from '../../src/app/service-client.ts';
 import { decodePng, isBlank } from '../../src/charts/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
-import type { DigestPorts } from '../../src/jobs/digest/run-digest.ts';
+import type { DigestPorts } from '../../src/digest/run-digest.ts';
 import { type Clock, fixedClock } from '../../src/ports/clock.ts';
 
 import { DIGEST_TODAY } from './digest-dates.ts';

@@ -7,7 +7,7 @@
 import { parseCsv } from '../../emulator/files/csv.ts';
 import { Licenses } from '../../src/config/licenses-schema.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
-import { type LicenseAlertOptions, runLicenseAlerts } from '../../src/jobs/licenses/run-license-alerts.ts';
+import { type LicenseAlertOptions, runLicenseAlerts } from '../../src/licenses/alerts/run-license-alerts.ts';
 import { type Clock, fixedClock } from '../../src/ports/clock.ts';
 import { DIGEST_TODAY, type LocalDigest, type ReceivedMail, startLocalDigest } from './local-digest.ts';
 

@@ -13,9 +13,9 @@ import { toNodemailerMail } from '../../src/adapters/mail/nodemailer-mailer.ts';
 import { reportingClientFor } from '../../src/app/service-client.ts';
 import type { ReportingClient } from '../../src/client/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { type PreparedDigest, prepareDigest } from '../../src/jobs/digest/prepare.ts';
-import { messageFor } from '../../src/jobs/digest/run-digest.ts';
-import { parseIsoWeek } from '../../src/jobs/digest/week.ts';
+import { parseIsoWeek } from '../../src/core/calendar.ts';
+import { type PreparedDigest, prepareDigest } from '../../src/digest/prepare.ts';
+import { messageFor } from '../../src/digest/run-digest.ts';
 import { DIGEST_TODAY, LAST_WEEK } from './digest-dates.ts';
 
 const NAMES = [

@@ -17,7 +17,7 @@ export interface MustNotRow {
 /** The job functions of the example production config, by PULSE_JOB (the template may hold more: all are judged). */
 export const PULSE_FUNCTIONS = [
   'digest',
-  'archive',
+  'archive-plan',
   'archive-copy',
   'archive-verify',
   'license-alerts',
@@ -43,6 +43,7 @@ const LEDGER_KEYS: Record<string, string[]> = {
  * create or delete one: rows below).
  */
 const READS_LEDGER_OF: Record<string, string[]> = {
+  'archive-plan': ['archive'],
   'archive-copy': ['archive'],
   'mail-events': ['digest', 'license-alerts', 'license-report'],
 };
@@ -77,7 +78,7 @@ export function mustNotRows({ iam, prefix, mailFrom }: MustNotContext): MustNotR
   const others = (fn: string) => functions.filter((f) => f !== fn);
 
   // The archive's plan step and copiers write the exports and run records only.
-  const archivers = ['archive', 'archive-copy'];
+  const archivers = ['archive-plan', 'archive-copy'];
   add(
     archivers,
     { action: 's3:PutObject', resource: object('license-sync/incoming/12345678901/keys.csv') },

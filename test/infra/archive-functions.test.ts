@@ -5,7 +5,7 @@
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_STALE_AFTER_MS } from '../../src/jobs/archive/fan-out.ts';
+import { DEFAULT_STALE_AFTER_MS } from '../../src/archive/plan-step.ts';
 import { productionConfig, synthPulse } from './synth-pulse.ts';
 
 const config = productionConfig();
@@ -30,7 +30,7 @@ const policyOf = (job: string): string => {
 
 describe('archive functions', () => {
   it('plans daily and copies on Node 24 / arm64, with the stack names and the queue', () => {
-    for (const job of ['archive', 'archive-copy']) {
+    for (const job of ['archive-plan', 'archive-copy']) {
       const fn = functionOf(job);
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 900 });
       const env = fn.Properties.Environment.Variables;
@@ -38,7 +38,7 @@ describe('archive functions', () => {
         expect.arrayContaining(['PULSE_SERVICE_SECRET_ARN', 'PULSE_STATE_TABLE', 'PULSE_ARCHIVE_BUCKET']),
       );
       // Only the plan step sends to the queue; the copier has no use for its address.
-      expect(env.PULSE_COPY_QUEUE_URL !== undefined).toBe(job === 'archive');
+      expect(env.PULSE_COPY_QUEUE_URL !== undefined).toBe(job === 'archive-plan');
     }
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(20 2 * * ? *)',
@@ -94,7 +94,7 @@ describe('archive functions', () => {
 
   it("may add and read the archive's own objects (and their versions) but never delete them or change their retention", () => {
     const prefix = config.archive!.prefix;
-    for (const job of ['archive', 'archive-copy']) {
+    for (const job of ['archive-plan', 'archive-copy']) {
       const policy = policyOf(job);
       for (const product of config.products) expect(policy).toContain(`/${prefix}/${product.id}/*`);
       for (const folder of ['runs', 'manifests', 'coverage']) expect(policy).toContain(`/${prefix}/${folder}/*`);
@@ -106,8 +106,8 @@ describe('archive functions', () => {
     }
     // Only the copier writes exports and reads them by version; the plan step reads them and writes run records.
     expect(policyOf('archive-copy')).toContain('s3:GetObjectVersion');
-    expect(policyOf('archive')).not.toContain('s3:GetObjectVersion');
-    expect(policyOf('archive')).toContain('sqs:SendMessage');
+    expect(policyOf('archive-plan')).not.toContain('s3:GetObjectVersion');
+    expect(policyOf('archive-plan')).toContain('sqs:SendMessage');
     expect(policyOf('archive-copy')).not.toContain('sqs:SendMessage');
   });
 

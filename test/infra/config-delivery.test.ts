@@ -38,7 +38,7 @@ const environmentOf = (job: string): Record<string, any> => {
   return Object.values(fns)[0]!.Properties.Environment.Variables;
 };
 const bundledConfigOf: Record<PulseFunctionName, () => string | undefined> = {
-  archive: () => stack.archive?.plan.bundledConfig,
+  'archive-plan': () => stack.archive?.plan.bundledConfig,
   'archive-copy': () => stack.archive?.copier.bundledConfig,
   'archive-verify': () => stack.archive?.verify.bundledConfig,
   digest: () => stack.digest?.bundledConfig,
@@ -78,7 +78,7 @@ describe('config delivery', () => {
   });
 
   it('gives the copier, the plan step, the chain check and the sync no recipient address', () => {
-    for (const job of ['archive-copy', 'archive', 'archive-verify', 'license-sync'] as const)
+    for (const job of ['archive-copy', 'archive-plan', 'archive-verify', 'license-sync'] as const)
       expect(bundledConfigOf[job]()).not.toMatch(recipientAddress);
   });
 

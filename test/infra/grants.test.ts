@@ -12,18 +12,17 @@ import {
   UnnarrowableKeyTemplateError,
 } from '../../lib/stacks/grants.ts';
 import { RUNS_PK } from '../../src/adapters/aws/dynamodb-archive-runs.ts';
+import { coverageKey } from '../../src/archive/coverage.ts';
+import { manifestKey } from '../../src/archive/manifest.ts';
+import { planKey } from '../../src/archive/plan-store.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
-import { coverageKey } from '../../src/jobs/archive/coverage.ts';
-import { manifestKey } from '../../src/jobs/archive/manifest.ts';
-import { planKey } from '../../src/jobs/archive/plan-store.ts';
-import { digestArchivePrefix } from '../../src/jobs/digest/archive-digest.ts';
-import { digestLedgerKey } from '../../src/jobs/digest/deliver.ts';
-import { reportArchivePrefix } from '../../src/jobs/licenses/archive-report.ts';
-import { licenseAlertLedgerKey } from '../../src/jobs/licenses/ledger-key.ts';
-import { snapshotKey } from '../../src/jobs/licenses/registry-snapshot.ts';
-import { licenseReportLedgerKey } from '../../src/jobs/licenses/run-license-report.ts';
-import { INCOMING } from '../../src/jobs/licenses/sync-upload.ts';
-import { unknownNoticeKey } from '../../src/jobs/unknown-delivery-notice.ts';
+import { digestLedgerKey, licenseAlertLedgerKey } from '../../src/core/delivery/ledger-keys.ts';
+import { unknownNoticeKey } from '../../src/core/delivery/unknown-delivery-notice.ts';
+import { digestArchivePrefix } from '../../src/digest/archive-digest.ts';
+import { reportArchivePrefix } from '../../src/licenses/report/archive-report.ts';
+import { snapshotKey } from '../../src/licenses/report/registry-snapshot.ts';
+import { licenseReportLedgerKey } from '../../src/licenses/report/run-license-report.ts';
+import { INCOMING } from '../../src/licenses/sync/sync-upload.ts';
 import { productionConfig, synthPulse } from './synth-pulse.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
@@ -41,7 +40,7 @@ function statementsOf(template: Template, job: string): Statement[] {
 const withConfig = (change: (c: PulseConfig) => PulseConfig) =>
   synthPulse({ props: { config: change(productionConfig()) } });
 const MAILERS = ['digest', 'license-alerts', 'license-report'];
-const ALL = [...MAILERS, 'archive', 'archive-copy', 'license-sync'];
+const ALL = [...MAILERS, 'archive-plan', 'archive-copy', 'license-sync'];
 
 describe('archive prefix', () => {
   it.each(['acme/pulse-archive', 'acme/pulse-archive/', '', 'a'])(
@@ -193,7 +192,7 @@ describe('state table rights', () => {
     ['digest', LEDGER, STATE_KEYS.digest],
     ['license-alerts', LEDGER, STATE_KEYS.licenseAlerts],
     ['license-report', LEDGER, STATE_KEYS.licenseReport],
-    ['archive', RUNS, STATE_KEYS.archiveRuns],
+    ['archive-plan', RUNS, STATE_KEYS.archiveRuns],
     ['archive-copy', RUNS, STATE_KEYS.archiveRuns],
   ])('%s: exactly the actions its adapter calls, on its own items', (job, actions, keys) => {
     const [own, ...others] = dynamo(job);

@@ -73,7 +73,7 @@ describe('mail events (SES transport)', () => {
       const ses = statementsOf(job).find((s) => JSON.stringify(s.Action).includes('ses:SendEmail'));
       expect(JSON.stringify(ses?.Resource), job).toContain(':configuration-set/');
     }
-    expect(env('archive').PULSE_SES_CONFIGURATION_SET).toBeUndefined();
+    expect(env('archive-plan').PULSE_SES_CONFIGURATION_SET).toBeUndefined();
   });
 
   it('lets the mail-events function add to the suppression list, record on deliveries and send its notices only', () => {

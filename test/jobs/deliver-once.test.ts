@@ -9,7 +9,7 @@ import { DynamoDbLedger, dynamoDocumentClientFor } from '../../src/adapters/aws/
 import { ConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { ensureTable, type RunningPeer, startDynalite } from '../../src/adapters/local/peer-servers.ts';
 import { smtpMailer } from '../../src/adapters/mail/nodemailer-mailer.ts';
-import { sendClaimed } from '../../src/jobs/deliver-once.ts';
+import { sendClaimed } from '../../src/core/delivery/deliver-once.ts';
 import { startScriptedSmtp } from '../helpers/scripted-smtp.ts';
 
 const TABLE = 'pulse-state-deliver';

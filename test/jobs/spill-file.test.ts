@@ -1,7 +1,7 @@
 /** Scratch files on the real disk: what is appended comes back in order, as lines or bytes, and the folder goes. */
 import { readdir, stat } from 'node:fs/promises';
 import { expect, it } from 'vitest';
-import { jsonBatches, ScratchDir } from '../../src/jobs/spill-file.ts';
+import { jsonBatches, ScratchDir } from '../../src/core/spill-file.ts';
 
 it('gives back every appended line in order, across writes, and removes its folder', async () => {
   const dir = await ScratchDir.create('pulse-spill-test');

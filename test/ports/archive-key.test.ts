@@ -4,13 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { S3ArchiveStore, s3ClientFor } from '../../src/adapters/aws/s3-archive-store.ts';
+import { checksumKey } from '../../src/archive/copy/checksum-file.ts';
+import { coverageKey } from '../../src/archive/coverage.ts';
+import { archiveKey } from '../../src/archive/key-layout.ts';
+import { manifestFolder, manifestKey } from '../../src/archive/manifest.ts';
+import { planKey } from '../../src/archive/plan-store.ts';
 import { DEFAULT_KEY_TEMPLATE } from '../../src/config/schema.ts';
-import { checksumKey } from '../../src/jobs/archive/checksum-file.ts';
-import { coverageKey } from '../../src/jobs/archive/coverage.ts';
-import { archiveKey } from '../../src/jobs/archive/key-layout.ts';
-import { manifestFolder, manifestKey } from '../../src/jobs/archive/manifest.ts';
-import { planKey } from '../../src/jobs/archive/plan-store.ts';
-import { browserCopyKey, digestArchivePrefix } from '../../src/jobs/digest/archive-digest.ts';
 import {
   ArchiveKeyError,
   checkedKey,
@@ -18,7 +17,8 @@ import {
   keyUnder,
   unsafeKeyPartReason,
   unsafeTemplateReason,
-} from '../../src/ports/archive-key.ts';
+} from '../../src/core/archive-key.ts';
+import { browserCopyKey, digestArchivePrefix } from '../../src/digest/archive-digest.ts';
 
 const RUN = '2026-11-20T12-00-00.000Z';
 const UNSAFE_PREFIXES: [string, RegExp][] = [

@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PreparedDigest } from '../../src/jobs/digest/prepare.ts';
-import { EMAIL_HIGHLIGHTS } from '../../src/render/digest-model.ts';
+import type { PreparedDigest } from '../../src/digest/prepare.ts';
+import { EMAIL_HIGHLIGHTS } from '../../src/digest/render/digest-model.ts';
 import { contrastViolations } from '../helpers/axe.ts';
 import { ARTIFACTS, launchChromium } from '../helpers/email-browser.ts';
 import { type RealDigests, startRealDigests } from '../helpers/real-digest.ts';

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTemplates, COMPILED_DIR, staleTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
-import { loadTemplate, TemplateMissingError, templatesDir } from '../../src/render/compiled-templates.ts';
-import { renderDigestEmail } from '../../src/render/digest-email.ts';
-import { EMAIL_HIGHLIGHTS } from '../../src/render/digest-model.ts';
-import { renderFailureNotice } from '../../src/render/failure-notice.ts';
+import { loadTemplate, TemplateMissingError, templatesDir } from '../../src/core/render/compiled-templates.ts';
+import { renderFailureNotice } from '../../src/core/render/owner-notices.ts';
+import { renderDigestEmail } from '../../src/digest/render/digest-email.ts';
+import { EMAIL_HIGHLIGHTS } from '../../src/digest/render/digest-model.ts';
 import { HOSTILE, hostileView, sampleView } from './sample-views.ts';
 
 let dir: string;

@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DigestView } from '../../src/jobs/digest/view-model.ts';
-import { renderDigestReport } from '../../src/render/digest-report.ts';
+import { renderDigestReport } from '../../src/digest/render/digest-report.ts';
+import type { DigestView } from '../../src/digest/view-model.ts';
 import { contrastViolations } from '../helpers/axe.ts';
 import { ARTIFACTS, type EmailBrowser, startEmailBrowser } from '../helpers/email-browser.ts';
 import { barChartPng } from '../helpers/test-png.ts';

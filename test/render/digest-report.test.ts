@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileHtmlFile, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
-import { renderDigestReport } from '../../src/render/digest-report.ts';
-import { digestReportModel } from '../../src/render/digest-report-model.ts';
-import { TREND_COLOURS } from '../../src/render/trend.ts';
+import { renderDigestReport } from '../../src/digest/render/digest-report.ts';
+import { digestReportModel } from '../../src/digest/render/digest-report-model.ts';
+import { TREND_COLOURS } from '../../src/digest/render/trend.ts';
 import { barChartPng } from '../helpers/test-png.ts';
 import { HOSTILE, hostileView, sampleView } from './sample-views.ts';
 

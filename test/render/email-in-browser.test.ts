@@ -6,12 +6,12 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderDigestEmail } from '../../src/render/digest-email.ts';
 import {
   renderFailureNotice,
   renderMailEventNotice,
   renderUnknownDeliveryNotice,
-} from '../../src/render/failure-notice.ts';
+} from '../../src/core/render/owner-notices.ts';
+import { renderDigestEmail } from '../../src/digest/render/digest-email.ts';
 import { ARTIFACTS, type EmailBrowser, openEmail, startEmailBrowser } from '../helpers/email-browser.ts';
 import { HOSTILE, hostileView, sampleView } from './sample-views.ts';
 

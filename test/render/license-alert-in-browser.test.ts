@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTemplates, TEMPLATES_DIR } from '../../scripts/build-templates.ts';
-import type { ShownAlert } from '../../src/jobs/licenses/alert.ts';
-import { alertView, byUrgency } from '../../src/jobs/licenses/alert-view.ts';
-import type { Label } from '../../src/jobs/licenses/labels.ts';
-import { MAX_HTML_BYTES, renderFitting } from '../../src/jobs/licenses/notify-recipient.ts';
-import type { Stage } from '../../src/jobs/licenses/stage.ts';
-import { renderLicenseAlertEmail } from '../../src/render/license-alert-email.ts';
+import type { ShownAlert } from '../../src/licenses/alerts/alert.ts';
+import { renderLicenseAlertEmail } from '../../src/licenses/alerts/alert-email.ts';
+import { alertView, byUrgency } from '../../src/licenses/alerts/alert-view.ts';
+import type { Label } from '../../src/licenses/alerts/labels.ts';
+import { MAX_HTML_BYTES, renderFitting } from '../../src/licenses/alerts/notify-recipient.ts';
+import type { Stage } from '../../src/licenses/alerts/stage.ts';
 import { ARTIFACTS, launchChromium, openEmail } from '../helpers/email-browser.ts';
 
 interface PageDocument {

@@ -5,11 +5,11 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseIsoWeek } from '../../src/jobs/digest/week.ts';
-import type { StoredFigures } from '../../src/jobs/licenses/registry-snapshot.ts';
-import { emptyFigures, type RegistryFigures } from '../../src/jobs/licenses/report-figures.ts';
-import { licenseReportView, type ProductReport } from '../../src/jobs/licenses/report-view.ts';
-import { renderLicenseReportEmail } from '../../src/render/license-report-email.ts';
+import { parseIsoWeek } from '../../src/core/calendar.ts';
+import type { StoredFigures } from '../../src/licenses/report/registry-snapshot.ts';
+import { renderLicenseReportEmail } from '../../src/licenses/report/report-email.ts';
+import { emptyFigures, type RegistryFigures } from '../../src/licenses/report/report-figures.ts';
+import { licenseReportView, type ProductReport } from '../../src/licenses/report/report-view.ts';
 import { ARTIFACTS, type EmailBrowser, openEmail, startEmailBrowser } from '../helpers/email-browser.ts';
 
 const HOSTILE_TYPE = '<img src=x onerror=alert(1)>=HYPERLINK("http://evil")';

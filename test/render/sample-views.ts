@@ -3,7 +3,7 @@
  * total when N > 1, long country names and exception messages, every table the full report shows) and a hostile one
  * whose every string tries to inject markup (HTML, very long names, right-to-left text).
  */
-import type { ChartView, DigestView, HeadlineRow, ProductView, TableView } from '../../src/jobs/digest/view-model.ts';
+import type { ChartView, DigestView, HeadlineRow, ProductView, TableView } from '../../src/digest/view-model.ts';
 
 const table = (id: string, title: string, columns: string[], align: TableView['align'], rows: string[][]) => ({
   id,

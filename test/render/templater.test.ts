@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, escapeHtml, safeUrl, TemplateError } from '../../src/render/templater.ts';
+import { compileTemplate, escapeHtml, safeUrl, TemplateError } from '../../src/core/render/templater.ts';
 
 const render = (source: string, data: object) => compileTemplate(source, 't').render(data);
 

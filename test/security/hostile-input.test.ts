@@ -18,6 +18,9 @@ import { parseCsv } from '../../emulator/files/csv.ts';
 import type { Emulator } from '../../emulator/index.ts';
 import { ReportFolder } from '../../src/adapters/local/report-folder.ts';
 import { EmlFileWriter } from '../../src/adapters/mail/eml-file-writer.ts';
+import { checkFileName, type FileNameKind } from '../../src/archive/file-names.ts';
+import type { Manifest } from '../../src/archive/manifest.ts';
+import { runArchive } from '../../src/archive/run-archive.ts';
 import {
   type FetchLike,
   ReportingClient,
@@ -25,12 +28,10 @@ import {
   ResponseShapeError,
   ServerError,
 } from '../../src/client/index.ts';
-import { checkFileName, type FileNameKind } from '../../src/jobs/archive/file-names.ts';
-import type { Manifest } from '../../src/jobs/archive/manifest.ts';
-import { runArchive } from '../../src/jobs/archive/run-archive.ts';
-import { previewDigest } from '../../src/jobs/digest/preview.ts';
-import { csvCell, csvRow, neutralizedCellValue } from '../../src/jobs/licenses/csv-cells.ts';
-import { renderDigestEmail, renderDigestReport } from '../../src/render/index.ts';
+import { previewDigest } from '../../src/digest/preview.ts';
+import { renderDigestEmail } from '../../src/digest/render/digest-email.ts';
+import { renderDigestReport } from '../../src/digest/render/digest-report.ts';
+import { csvCell, csvRow, neutralizedCellValue } from '../../src/licenses/shared/csv-cells.ts';
 import { startTestEmulator } from '../helpers/emulator-session.ts';
 import { addingListedNames } from '../helpers/hostile-listing.ts';
 import { type LocalDigest, startLocalDigest } from '../helpers/local-digest.ts';

@@ -17,12 +17,12 @@ import { SessionStore } from '../../emulator/auth/sessions.ts';
 import { ReportFolder } from '../../src/adapters/local/report-folder.ts';
 import { EmlFileWriter } from '../../src/adapters/mail/eml-file-writer.ts';
 import { reportingClientFor } from '../../src/app/service-client.ts';
+import { runArchive } from '../../src/archive/run-archive.ts';
 import { Licenses } from '../../src/config/licenses-schema.ts';
-import { runArchive } from '../../src/jobs/archive/run-archive.ts';
-import { previewDigest } from '../../src/jobs/digest/preview.ts';
-import { runDigest } from '../../src/jobs/digest/run-digest.ts';
-import { runLicenseAlerts } from '../../src/jobs/licenses/run-license-alerts.ts';
-import { runLicenseReport } from '../../src/jobs/licenses/run-license-report.ts';
+import { previewDigest } from '../../src/digest/preview.ts';
+import { runDigest } from '../../src/digest/run-digest.ts';
+import { runLicenseAlerts } from '../../src/licenses/alerts/run-license-alerts.ts';
+import { runLicenseReport } from '../../src/licenses/report/run-license-report.ts';
 import { fixedClock } from '../../src/ports/clock.ts';
 import { DIGEST_TODAY, type LocalDigest, startLocalDigest } from '../helpers/local-digest.ts';
 

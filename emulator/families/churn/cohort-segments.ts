@@ -1,7 +1,7 @@
 /**
- * Segments of the [15] cohort: one `"all"` segment without `segmentBy`, one per install month with
- * `"installationMonth"`, or a property's §1.8 segmentation. All three answer the one Segmentation interface, so the
- * report's pass over the clients does not care which it got.
+ * Segments of the `churnAndEngagement` cohort: one `"all"` segment without `segmentBy`, one per install month with
+ * `"installationMonth"`, or a property's segmentation (docs/interface.md "Segments and levels"). All three answer the
+ * one Segmentation interface, so the report's pass over the clients does not care which it got.
  */
 import { type Day, formatDay, monthStart, periodsOf } from '../../data/dates.ts';
 import type { ProductData } from '../../data/model.ts';

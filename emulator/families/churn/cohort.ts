@@ -1,7 +1,8 @@
 /**
- * [15] churnAndEngagement (api-shapes §8): the clients installed in [startDate, stopDate] followed period by period
- * after their own install day. At period n a client counts once install + n periods ≤ today; it is `lost` there when
- * it was declared lost (last seen + daysUntilDeclaredLost) on or before install + n periods, `engaged` otherwise.
+ * `churnAndEngagement` (docs/interface.md "Churn reports"): the clients installed in [startDate, stopDate] followed
+ * period by period after their own install day. At period n a client counts once install + n periods ≤ today; it is
+ * `lost` there when it was declared lost (last seen + daysUntilDeclaredLost) on or before install + n periods,
+ * `engaged` otherwise.
  */
 import { addPeriods, type DateSplit, type Day } from '../../data/dates.ts';
 import type { Handler } from '../../http/handler.ts';

@@ -1,6 +1,7 @@
 /**
- * The per-client values of the client profile report ([30]) and export ([31]), compiled once per request into
- * readers over the model's columns, so a page or a million-row export is a plain loop over client numbers.
+ * The per-client values of the client profile report (`clientPropertyList`) and export (`exportClientPropertyList`),
+ * compiled once per request into readers over the model's columns, so a page or a million-row export is a plain loop
+ * over client numbers.
  */
 import { HIERARCHY_LEVELS } from '../../data/catalogue.ts';
 import type { Day } from '../../data/dates.ts';

@@ -1,6 +1,7 @@
 /**
- * [14] advancedFullReport (api-shapes §7): per advanced event (and per segment), its occurrences in the range over
- * the clients active in the range, averages per session and per user, and how often users used it.
+ * `advancedFullReport` (docs/interface.md "Event tracking reports"): per advanced event (and per segment), its
+ * occurrences in the range over the clients active in the range, averages per session and per user, and how often users
+ * used it.
  *
  * An event used by a client occurs on every active day of that client (eventPerDay > 0), so "sessions in which the
  * event occurred" are all sessions in the range of the clients that used it.

@@ -1,7 +1,7 @@
 /**
- * [12] basicDataTable (api-shapes §7): every basic event, grouped by category, with its occurrences in the range and
- * the numeric custom values they carried. No filters: the population is every client active in the range, and
- * the "per" metrics divide by that population's active clients, sessions and runtime hours.
+ * `basicDataTable` (docs/interface.md "Event tracking reports"): every basic event, grouped by category, with its
+ * occurrences in the range and the numeric custom values they carried. No filters: the population is every client
+ * active in the range, and the "per" metrics divide by that population's active clients, sessions and runtime hours.
  */
 import { usageBetween } from '../../data/activity.ts';
 import type { Handler } from '../../http/handler.ts';

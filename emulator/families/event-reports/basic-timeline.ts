@@ -1,7 +1,7 @@
 /**
- * [13] basicTimeline (api-shapes §7): per period of the range and per selector, the occurrences (or the sum of the
- * numeric custom values they carry), optionally divided by the period's active users, sessions, runtime hours or
- * occurrences. No filters: every client counts.
+ * `basicTimeline` (docs/interface.md "Event tracking reports"): per period of the range and per selector, the
+ * occurrences (or the sum of the numeric custom values they carry), optionally divided by the period's active users,
+ * sessions, runtime hours or occurrences. No filters: every client counts.
  */
 import { formatDay, periodsOf } from '../../data/dates.ts';
 import type { Handler } from '../../http/handler.ts';

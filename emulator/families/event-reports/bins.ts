@@ -1,6 +1,7 @@
 /**
- * Histogram bins of the lifetime histograms [10]/[20] (api-shapes §7) and the usageFrequency buckets of [14]:
- * default bounds, validation of `lowerBounds`/`binUpperBounds`, bin labels (§1.6) and value → bin lookup.
+ * Histogram bins of the lifetime histograms `lifetimeHistogram`/`churnLifetimeHistogram` and the usageFrequency buckets
+ * of `advancedFullReport` (docs/interface.md "Event tracking reports"): default bounds, validation of
+ * `lowerBounds`/`binUpperBounds`, bin labels (docs/interface.md "Bins") and value → bin lookup.
  *
  * Integer bins cover `(previous, upper]` (the first one `[lower, upper]`); decimal bins cover `[previous, upper)`
  * (the first one `[lower, upper)`). Values below the lower bound, or above the last bound when it is not "inf",

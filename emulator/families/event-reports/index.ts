@@ -1,4 +1,8 @@
-/** Event tracking reports [10]–[14] (api-shapes §7) and the event-based churn reports [19]/[20] (§8). */
+/**
+ * Event tracking reports `lifetimeHistogram`, `lifetimeDataTable`, `basicDataTable`, `basicTimeline`,
+ * `advancedFullReport` and the event-based churn reports `churnLifetimeDataTable`, `churnLifetimeHistogram`
+ * (docs/interface.md "Event tracking reports", "Churn reports").
+ */
 import type { Handler } from '../../http/handler.ts';
 import { advancedFullReport } from './advanced-report.ts';
 import { basicDataTable } from './basic-data-table.ts';

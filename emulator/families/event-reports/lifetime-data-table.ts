@@ -1,7 +1,7 @@
 /**
- * [11] lifetimeDataTable and [19] churnLifetimeDataTable (api-shapes §7, §8): one row per matched event with its
- * lifetime metrics over the population, optionally per segment; sorted, then paged, then optionally grouped by
- * category. The two differ only in their population (and [19] has no groupBy).
+ * `lifetimeDataTable` and `churnLifetimeDataTable` (docs/interface.md "Event tracking reports"): one row per matched
+ * event with its lifetime metrics over the population, optionally per segment; sorted, then paged, then optionally
+ * grouped by category. The two differ only in their population (and `churnLifetimeDataTable` has no groupBy).
  */
 import type { Day } from '../../data/dates.ts';
 import type { ProductData } from '../../data/model.ts';

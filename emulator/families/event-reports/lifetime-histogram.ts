@@ -1,6 +1,7 @@
 /**
- * [10] lifetimeHistogram and [20] churnLifetimeHistogram (api-shapes §7, §8): per selector, how many units used it
- * and how their lifetime counts spread over the bins of four metrics. The two differ only in their population.
+ * `lifetimeHistogram` and `churnLifetimeHistogram` (docs/interface.md "Event tracking reports"): per selector, how many
+ * units used it and how their lifetime counts spread over the bins of four metrics. The two differ only in their
+ * population.
  */
 import type { Day } from '../../data/dates.ts';
 import type { ProductData } from '../../data/model.ts';

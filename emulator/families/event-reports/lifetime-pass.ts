@@ -1,6 +1,7 @@
 /**
- * The one pass behind the lifetime reports [10], [11], [19], [20]: per unit (and per segment the unit's clients fall
- * in), its lifetime active days, optionally active weeks and months, and its occurrence count of every series.
+ * The one pass behind the lifetime reports (`lifetimeHistogram`, `lifetimeDataTable` and their churn twins): per unit
+ * (and per segment the unit's clients fall in), its lifetime active days, optionally active weeks and months, and its
+ * occurrence count of every series.
  *
  * A client's lifetime count of event e is `eventPerDay × lifetime active days` (as eventCountBetween computes it);
  * the pass takes the active days once per client instead of once per event. With segments, a unit is split into

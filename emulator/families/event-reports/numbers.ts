@@ -1,4 +1,7 @@
-/** Number formatting rules of api-shapes §1.4: averages and ratios to 2 decimals, percentages to 1, x ÷ 0 = 0. */
+/**
+ * Number formatting rules (docs/interface.md "Numbers and identifiers"): averages and ratios to 2 decimals, percentages
+ * to 1, x ÷ 0 = 0.
+ */
 
 export function round2(x: number): number {
   return Math.round(x * 100) / 100;

@@ -1,6 +1,6 @@
 /**
- * One client's activity per period of a range, for the timeline [13]: active days, and optionally sessions and
- * runtime minutes, in each period the client was active in. Day periods walk the client's active days (one visitor
+ * One client's activity per period of a range, for the timeline `basicTimeline`: active days, and optionally sessions
+ * and runtime minutes, in each period the client was active in. Day periods walk the client's active days (one visitor
  * per request); longer periods ask the core helpers once per period, which is cheaper than visiting every day.
  */
 import { activeDaysBetween, forEachActiveDay, runtimeOn, sessionsOn, usageBetween } from '../../data/activity.ts';

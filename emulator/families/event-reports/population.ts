@@ -1,7 +1,8 @@
 /**
- * Who a report counts. Lifetime reports [10]/[11] count clients active in the range (api-shapes §7); the churn
- * reports [19]/[20] count clients lost in the range (§8 "lost in the range"). Both are returned as ascending
- * client numbers, so later passes are plain loops over a typed array.
+ * Who a report counts. Lifetime reports `lifetimeHistogram`/`lifetimeDataTable` count clients active in the range;
+ * the churn reports `churnLifetimeHistogram`/`churnLifetimeDataTable` count clients lost in the range
+ * (docs/interface.md "Event tracking reports", "Churn reports"). Both are returned as ascending client numbers, so
+ * later passes are plain loops over a typed array.
  */
 import { activeBetween, lossReportDay } from '../../data/activity.ts';
 import type { Day } from '../../data/dates.ts';

@@ -1,6 +1,7 @@
 /**
- * Request members of the lifetime data tables [11]/[19] besides dates, filters and groupBy (api-shapes §7):
- * which events get rows, sorting, paging, categorizeEvents, segmentBy/segments.
+ * Request members of the lifetime data tables `lifetimeDataTable`/`churnLifetimeDataTable` besides dates, filters and
+ * groupBy (docs/interface.md "Event tracking reports"): which events get rows, sorting, paging, categorizeEvents,
+ * segmentBy/segments.
  */
 import type { ProductData } from '../../data/model.ts';
 import { asObject, fail, type Json, optBool, optEnum, optInt } from '../../http/validate.ts';
@@ -64,7 +65,10 @@ export function parseTableRequest(pd: ProductData, body: Json): TableRequest {
   };
 }
 
-/** `segmentBy` plus optional `segments` (api-shapes §1.8), as the event and churn reports take them. */
+/**
+ * `segmentBy` plus optional `segments` (docs/interface.md "Segments and levels"), as the event and churn reports take
+ * them.
+ */
 export function parseSegmentBy(pd: ProductData, body: Json): Segmentation | undefined {
   const property = body.segmentBy;
   if (property === undefined || property === null) {

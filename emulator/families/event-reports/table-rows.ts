@@ -1,6 +1,7 @@
 /**
- * Row order, paging and layout of the lifetime data tables [11]/[19] (api-shapes §7): sort the flat rows, take the
- * page, then attach each row's segments (sorted per row) and, with categorizeEvents, group the page by category.
+ * Row order, paging and layout of the lifetime data tables `lifetimeDataTable`/`churnLifetimeDataTable`
+ * (docs/interface.md "Paging"): sort the flat rows, take the page, then attach each row's segments (sorted per row)
+ * and, with categorizeEvents, group the page by category.
  */
 import type { ProductData } from '../../data/model.ts';
 import { eventDisplayOrder } from '../event-management.ts';
@@ -18,7 +19,7 @@ export interface TableTotals {
   usedDays: Float64Array;
 }
 
-/** The metrics of row r in a slot (api-shapes §7 [11] metric table). */
+/** The metrics of row r in a slot (docs/interface.md "Event tracking reports"). */
 export function rowMetrics(t: TableTotals, slot: number, r: number) {
   const x = slot * t.rowCount + r;
   const count = t.count[x]!;

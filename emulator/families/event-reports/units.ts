@@ -1,11 +1,12 @@
 /**
- * `groupBy` (api-shapes §5, used by [10]/[11]): the unit a lifetime report counts, a client or a distinct value of
- * machineId, licenseKey or a custom property. Units are laid out CSR-style (`members` grouped by unit, `starts`
- * the offsets), so the lifetime pass walks a unit's clients without any per-client map lookup.
+ * `groupBy` (docs/interface.md "Generic reports", used by `lifetimeHistogram`/`lifetimeDataTable`): the unit a lifetime
+ * report counts, a client or a distinct value of machineId, licenseKey or a custom property. Units are laid out
+ * CSR-style (`members` grouped by unit, `starts` the offsets), so the lifetime pass walks a unit's clients without any
+ * per-client map lookup.
  *
- * Decisions (the spec is silent): clients without a value of the groupBy property belong to no unit; a unit is in
- * the population when at least one of its clients is; its lifetime counts sum over all of its clients that match
- * the filters, also those not active in the range (their lifetime up to stopDate still counts).
+ * Decisions (the interface is silent): clients without a value of the groupBy property belong to no unit; a unit is in
+ * the population when at least one of its clients is; its lifetime counts sum over all of its clients that match the
+ * filters, also those not active in the range (their lifetime up to stopDate still counts).
  */
 import type { ProductData, StringColumn } from '../../data/model.ts';
 import type { ClientPredicate } from '../../query/filters.ts';

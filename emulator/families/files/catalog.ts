@@ -1,7 +1,7 @@
 /**
- * Which export files exist at a given moment (api-shapes [25], [28], [32]): finished daily files of the last 90 days,
- * monthly files of the last 12 months, and today's open file, each only when it holds data. Downloads look names up
- * here too, so a name is downloadable exactly when it is listed.
+ * Which export files exist at a given moment (docs/interface.md "File listings and names"): finished daily files of the
+ * last 90 days, monthly files of the last 12 months, and today's open file, each only when it holds data. Downloads
+ * look names up here too, so a name is downloadable exactly when it is listed.
  */
 import { addMonths, type Day, formatDay, monthStart } from '../../data/dates.ts';
 import type { ProductData } from '../../data/model.ts';

@@ -1,12 +1,12 @@
 /**
- * The client metadata cells of an event line (api-shapes [24]: `clientId` through `geography.usState`), as strings:
- * flags "Y"/"N", numbers as text, "" for no value. One reader per product is built once, then each line is a pass
- * over its column readers.
+ * The client metadata cells of an event line (`clientId` through `geography.usState`, docs/interface.md
+ * "Latest lines"), as strings: flags "Y"/"N", numbers as text, "" for no value. One reader per product is built once,
+ * then each line is a pass over its column readers.
  */
 import type { Day } from '../../data/dates.ts';
 import { type NumberColumn, type ProductData, type StringColumn, stringAt } from '../../data/model.ts';
 
-/** [24] keys and labels from `timestamp` through `geography.usState`, shared by every family. */
+/** `customEventsLastLines` keys and labels from `timestamp` through `geography.usState`, shared by every family. */
 export const CLIENT_FIELDS: readonly (readonly [string, string])[] = [
   ['timestamp', 'Timestamp'],
   ['clientId', 'Client ID'],
@@ -59,7 +59,8 @@ const HAS_KEY = 128;
 
 /**
  * License flags per client, copied from the registry the first time a product's lines are needed. Lines of past days
- * are history: a later registry edit must not rewrite files already listed with their sizes (api-shapes §1.10).
+ * are history: a later registry edit must not rewrite files already listed with their sizes
+ * (docs/interface.md "File listings and names").
  */
 function licenseSnapshot(pd: ProductData): Uint8Array {
   const out = new Uint8Array(pd.n);

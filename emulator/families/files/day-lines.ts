@@ -82,7 +82,7 @@ export function linesUpTo(ms: Float64Array, nowMs: number): number {
 
 const two = (v: number) => (v < 10 ? `0${v}` : String(v));
 
-/** `YYYY-MM-DDTHH:MM:SS` (api-shapes §1.4) without a Date per line. */
+/** `YYYY-MM-DDTHH:MM:SS` (UTC, no offset) without a Date per line. */
 function timestamp(picks: DayPicks, k: number): string {
   const sec = (picks.ms[k]! - msOfDay(picks.day)) / 1000;
   return `${picks.dayPrefix}${two(Math.floor(sec / 3600))}:${two(Math.floor(sec / 60) % 60)}:${two(sec % 60)}`;

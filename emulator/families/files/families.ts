@@ -1,6 +1,6 @@
 /**
- * The three line families behind [24]–[33]: their columns, file naming, daily volume and payload cells.
- * Everything else in this folder is written once against this description.
+ * The three line families behind the custom event, exception and raw event operations: their columns, file naming,
+ * daily volume and payload cells. Everything else in this folder is written once against this description.
  */
 import type { Day } from '../../data/dates.ts';
 import type { ProductData } from '../../data/model.ts';
@@ -11,7 +11,7 @@ export type FamilyId = 'customEvents' | 'exceptions' | 'rawEvents';
 
 export interface Family {
   id: FamilyId;
-  /** Between `<product_id>_` and the date in file names (api-shapes §1.10). */
+  /** Between `<product_id>_` and the date in file names (docs/interface.md "File listings and names"). */
   nameTag: string;
   /** Raw exports have only finished daily files: no open-day file, no monthly files. */
   dailyOnly: boolean;

@@ -1,7 +1,7 @@
 /**
  * The bytes of an export file: a one-entry ZIP of `<base>.csv` holding the family's header and one row per line
- * (api-shapes §1.10). Bytes are deterministic (fixed mtime per file) and cached in a byte-bounded LRU; sizes are
- * memoised separately, since a listing needs the size of every file but downloads are rare.
+ * (docs/interface.md "File listings and names"). Bytes are deterministic (fixed mtime per file) and cached in a
+ * byte-bounded LRU; sizes are memoised separately, since a listing needs the size of every file but downloads are rare.
  */
 import { type Day, msOfDay } from '../../data/dates.ts';
 import type { ProductData } from '../../data/model.ts';
@@ -113,7 +113,7 @@ export function fileSizes(pd: ProductData, file: FileRef, nowMs: number): FileSi
   return sizeMemo.get(pd)?.get(cacheKey(pd, file, nowMs)) ?? ensure(pd, file, nowMs).sizes;
 }
 
-/** Sizes in KB (1024 bytes) with 3 decimals (api-shapes §1.4). */
+/** Sizes in KB (1024 bytes) with 3 decimals (docs/interface.md "Numbers and identifiers"). */
 export function kb(bytes: number): number {
   return Math.round((bytes / 1024) * 1000) / 1000;
 }

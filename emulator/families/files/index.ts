@@ -1,6 +1,8 @@
 /**
- * File families: [24]/[27] latest lines, [25]/[28]/[32] file listings, [26]/[29]/[33] download addresses
- * (api-shapes §10, §11, §13, §1.10). The raw-export feature check is the route table's (403 before the handler).
+ * File families: latest lines (`customEventsLastLines`, `exceptionsLastLines`), file listings (`customEventsListFiles`,
+ * `exceptionsListFiles`, `rawEventsListFiles`) and download addresses (`customEventsDownloadUrl`,
+ * `exceptionsDownloadUrl`, `rawEventsDownloadUrl`); docs/interface.md "Latest lines", "File listings and names",
+ * "Download addresses". The raw-export feature check is the route table's (403 before the handler).
  */
 import { formatDay, msOfDay } from '../../data/dates.ts';
 import { notFound } from '../../http/errors.ts';

@@ -1,7 +1,7 @@
 /**
- * The family-specific cells at the end of a line, derived from a per-line hash: custom events ([24] `event.*`),
- * exceptions ([27] `exception.*`) and raw events (the product's tracked events). Data and stack traces carry commas,
- * quotes and line breaks on purpose, so exports exercise CSV quoting.
+ * The family-specific cells at the end of a line, derived from a per-line hash: custom events (`customEventsLastLines`
+ * `event.*`), exceptions (`exceptionsLastLines` `exception.*`) and raw events (the product's tracked events). Data and
+ * stack traces carry commas, quotes and line breaks on purpose, so exports exercise CSV quoting.
  */
 import type { Day } from '../../data/dates.ts';
 import type { ProductData } from '../../data/model.ts';

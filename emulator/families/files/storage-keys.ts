@@ -1,7 +1,7 @@
 /**
- * Maps a storage key (`<product_id>/<family>/<file name>`, as signed by [26], [29], [33]) to the bytes of that export
- * file. The key is checked as strictly as a download-URL request: the file must be listed right now, so a key for
- * an expired, foreign or made-up file, or for an open file being rebuilt, resolves to nothing (storage 404).
+ * Maps a storage key (`<product_id>/<family>/<file name>`, as signed by the `…DownloadUrl` operations) to the bytes of
+ * that export file. The key is checked as strictly as a download-URL request: the file must be listed right now, so a
+ * key for an expired, foreign or made-up file, or for an open file being rebuilt, resolves to nothing (storage 404).
  */
 import { dayOfMs } from '../../data/dates.ts';
 import type { EmulatorState } from '../../state.ts';

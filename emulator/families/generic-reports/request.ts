@@ -1,4 +1,7 @@
-/** Request bodies of the generic reports [7] dateRangeReport and [8] currentReport (api-shapes §5), validated. */
+/**
+ * Request bodies of the generic reports `dateRangeReport` and `currentReport` (docs/interface.md "Generic reports"),
+ * validated.
+ */
 import type { DateSplit, Day } from '../../data/dates.ts';
 import type { ProductData, StringColumn } from '../../data/model.ts';
 import type { HandlerContext } from '../../http/handler.ts';

@@ -1,6 +1,6 @@
 /**
- * The registry as the wire sees it (api-shapes §9): the LicenseKeyRecord shape with derived counts, and the
- * key order (code points) that search results follow.
+ * The registry as the wire sees it (docs/interface.md "License key registry"): the LicenseKeyRecord shape with derived
+ * counts, and the key order (code points) that search results follow.
  */
 
 import { type Day, formatDay } from '../../data/dates.ts';

@@ -1,6 +1,7 @@
 /**
- * `filters` of [21] (api-shapes §9): one predicate over record indexes. Kinds and their shapes follow §1.7, as
- * query/filters.ts reads them for clients; here the values come from the registry records instead of columns.
+ * `filters` of `searchLicenseKeys` (docs/interface.md "License key registry"): one predicate over record indexes.
+ * Kinds and their shapes follow docs/interface.md "Filters", as query/filters.ts reads them for clients; here the
+ * values come from the registry records instead of columns.
  */
 import { findKey, recordOf } from '../../data/license-bulk.ts';
 import { type LicenseRegistry, NULL_SENTINEL } from '../../data/model.ts';
@@ -66,7 +67,7 @@ function parseFilter(reg: LicenseRegistry, name: string, f: unknown, path: strin
   const rec = (k: number) => recordOf(reg, k);
   if (name === 'licenseStatus') return flagObjects(f, path, LICENSE_FLAGS, (k, flag) => rec(k).licenseStatus[flag]);
   if (!(name in KINDS)) fail(path, `unknown filter ${name}`);
-  // §9 writes autoCollected as a bare boolean; the §1.7 boolean kind object is accepted as well.
+  // autoCollected is documented as a bare boolean; the boolean filter kind object is accepted as well.
   if (name === 'autoCollected' && typeof f === 'boolean') return (k) => rec(k).autoCollected === f;
   if (name === 'autoCollected' && !isObject(f)) fail(path, 'must be a boolean or a boolean filter');
   const o = asObject(f, path);

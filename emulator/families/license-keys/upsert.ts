@@ -1,6 +1,7 @@
 /**
- * The upsert of [22]/[23] (api-shapes §9). Each item is validated completely before it touches the registry, so a
- * failing item changes nothing; its 400-style message goes to `failed` and the batch goes on.
+ * The upsert of `updateLicenseKeys`/`insertLicenseKeys` (docs/interface.md "License key registry"). Each item is
+ * validated completely before it touches the registry, so a failing item changes nothing; its 400-style message goes to
+ * `failed` and the batch goes on.
  */
 import type { Day } from '../../data/dates.ts';
 import { findKey, storedRecord } from '../../data/license-bulk.ts';
@@ -23,7 +24,7 @@ export interface UpsertResult {
   failed: { licenseKey: string | null; message: string }[];
 }
 
-/** Reads one item; read-only and unknown members are ignored (§1.1), null counts as absent except where it clears. */
+/** Reads one item; read-only and unknown members are ignored, null counts as absent except where it clears. */
 function readUpdate(o: unknown, path: string): KeyUpdate {
   const item = asObject(o, path);
   const u: KeyUpdate = { licenseKey: reqString(item, 'licenseKey', path, { min: 1, max: 256 }) };

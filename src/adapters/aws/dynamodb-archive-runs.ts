@@ -14,7 +14,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { CopyOutcome } from '../../jobs/archive/copy-file.ts';
+import type { CopyOutcome } from '../../archive/copy/copy-file.ts';
 import type { ArchiveRun, ArchiveRuns } from '../../ports/archive-runs.ts';
 import { type Clock, systemClock } from '../../ports/clock.ts';
 import { isConditionFailure } from './dynamodb-ledger.ts';

@@ -31,7 +31,7 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { ArchiveKeyError, checkedKey, unsafeKeyPartReason } from '../../ports/archive-key.ts';
+import { ArchiveKeyError, checkedKey, unsafeKeyPartReason } from '../../core/archive-key.ts';
 import {
   type ArchiveStore,
   type ByteSource,

@@ -54,7 +54,7 @@ export class PlaceholderCredentialsError extends Error {
     super(
       `the Reporting Service credentials in secret ${secretId} are still the placeholder: set them with ` +
         `\`aws secretsmanager put-secret-value --secret-id ${secretId} --secret-string file://credentials.json\` ` +
-        '(JSON {"userName", "password"}; docs/deploy.md)',
+        '(JSON {"userName", "password"}; docs/operations.md)',
     );
     this.secretId = secretId;
   }

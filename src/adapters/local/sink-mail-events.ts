@@ -6,7 +6,7 @@
  * for, so a local run takes the whole path the mail-events Lambda takes in AWS.
  */
 import { randomUUID } from 'node:crypto';
-import { DELIVERY_TAG } from '../../ports/delivery-tag.ts';
+import { DELIVERY_TAG } from '../../core/delivery/delivery-tag.ts';
 
 /** What the sink does with a message to an address, besides keeping it. */
 export type SinkReaction = 'bounce' | 'complaint';

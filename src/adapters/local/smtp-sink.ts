@@ -16,8 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { DELIVERY_HEADER } from '../../core/delivery/delivery-tag.ts';
 import { type Clock, systemClock } from '../../ports/clock.ts';
-import { DELIVERY_HEADER } from '../../ports/delivery-tag.ts';
 import { safeFileFragment } from './file-names.ts';
 import { type SesEventBridgeEvent, type SinkReaction, sesEventFor } from './sink-mail-events.ts';
 

@@ -8,7 +8,7 @@
 import { Readable } from 'node:stream';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { createTransport, type Transporter } from 'nodemailer';
-import { DELIVERY_HEADER, DELIVERY_TAG, deliveryTagOf } from '../../ports/delivery-tag.ts';
+import { DELIVERY_HEADER, DELIVERY_TAG, deliveryTagOf } from '../../core/delivery/delivery-tag.ts';
 import { type Mailer, type MailMessage, MailNotSentError } from '../../ports/mailer.ts';
 
 export interface SmtpAuth {

@@ -1,6 +1,7 @@
 /**
- * Auth family [1]–[3]. The session itself (request-csrf → signIn → cookies, logout) lives in session.ts and the
- * client's `withSession`; this module holds the sign-in response shape (IF §2.3 strictly, open point 1 loosely).
+ * Auth family: `requestCsrf`, `signIn`, `logout`. The session itself (request-csrf → signIn → cookies, logout) lives in
+ * session.ts and the client's `withSession`; this module holds the sign-in response shape (top-level members strictly,
+ * their contents loosely: docs/interface.md "Sessions").
  */
 import * as z from 'zod';
 import type { SchemaMap } from './caller.ts';

@@ -1,6 +1,8 @@
 /**
- * Churn-related reports (api-shapes §8): [15] churnAndEngagement, the lost-client histograms [16]–[18], and the
- * event-based churn reports [19]/[20], which answer exactly as [11]/[10] (same schemas, same pager).
+ * Churn-related reports (docs/interface.md "Churn reports"): `churnAndEngagement`, the lost-client histograms
+ * `churnHistogramDays`, `churnHistogramRuntime`, `churnHistogramSessions`, and the event-based churn reports
+ * `churnLifetimeDataTable`/`churnLifetimeHistogram`, which answer exactly as `lifetimeDataTable`/`lifetimeHistogram`
+ * (same schemas, same pager).
  */
 import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
@@ -34,14 +36,17 @@ export interface ChurnHistogramRequest extends DateRange, LostParameters {
   globalFilters?: GlobalFilters;
 }
 
-/** The [11] members except `groupBy`, plus the loss parameters; the population is the clients lost in the range. */
+/**
+ * The `lifetimeDataTable` members except `groupBy`, plus the loss parameters; the population is the clients lost in the
+ * range.
+ */
 export type ChurnLifetimeDataTableRequest = Omit<LifetimeDataTableRequest, 'groupBy'> & LostParameters;
-/** The [10] members except `groupBy`, plus the loss parameters. */
+/** The `lifetimeHistogram` members except `groupBy`, plus the loss parameters. */
 export type ChurnLifetimeHistogramRequest = Omit<LifetimeHistogramRequest, 'groupBy'> & LostParameters;
 
 // ---- responses
 
-// The segment keys and the period range are guesses (open point 13): maps keyed by string.
+// The segment keys and the period range are guesses (docs/interface.md "Churn reports"): maps keyed by string.
 export const ChurnAndEngagementResponse = z.looseObject({
   /** `{ "<segment label>" | "all" | "YYYY-MM-01": { "<n periods since install>": … } }` */
   result: z.record(
@@ -54,7 +59,7 @@ export const ChurnAndEngagementResponse = z.looseObject({
 });
 export type ChurnAndEngagementResponse = z.output<typeof ChurnAndEngagementResponse>;
 
-/** `{ "<bin label>": lost clients }`; read the bins in order with `binEntries` (shape is open point 13). */
+/** `{ "<bin label>": lost clients }`; read the bins in order with `binEntries` (an open question). */
 export const ChurnHistogramResponse = z.looseObject({ result: BinCounts });
 export type ChurnHistogramResponse = z.output<typeof ChurnHistogramResponse>;
 
@@ -68,43 +73,43 @@ export const churnSchemas = {
 } satisfies SchemaMap;
 
 export interface ChurnMethods {
-  /** [15] Engaged and lost members of an install cohort per period since install, optionally per segment. */
+  /** Engaged and lost members of an install cohort per period since install, optionally per segment. */
   churnAndEngagement(
     productId: string,
     body: ChurnAndEngagementRequest,
     opts?: CallOptions,
   ): Promise<ChurnAndEngagementResponse>;
-  /** [16] Clients lost in the range, binned by lifetime active days. */
+  /** Clients lost in the range, binned by lifetime active days. */
   churnHistogramDays(
     productId: string,
     body: ChurnHistogramRequest,
     opts?: CallOptions,
   ): Promise<ChurnHistogramResponse>;
-  /** [17] Clients lost in the range, binned by lifetime runtime (`h:mm` labels). */
+  /** Clients lost in the range, binned by lifetime runtime (`h:mm` labels). */
   churnHistogramRuntime(
     productId: string,
     body: ChurnHistogramRequest,
     opts?: CallOptions,
   ): Promise<ChurnHistogramResponse>;
-  /** [18] Clients lost in the range, binned by lifetime sessions. */
+  /** Clients lost in the range, binned by lifetime sessions. */
   churnHistogramSessions(
     productId: string,
     body: ChurnHistogramRequest,
     opts?: CallOptions,
   ): Promise<ChurnHistogramResponse>;
-  /** [19] The [11] table over the clients lost in the range (one page with `paging`). */
+  /** The `lifetimeDataTable` table over the clients lost in the range (one page with `paging`). */
   churnLifetimeDataTable<B extends ChurnLifetimeDataTableRequest>(
     productId: string,
     body: B,
     opts?: CallOptions,
   ): Promise<LifetimeDataTableFor<B>>;
-  /** [19] Every page of the churn lifetime data table, from `paging.startAt` until all matching rows came. */
+  /** Every page of `churnLifetimeDataTable`, from `paging.startAt` until all matching rows came. */
   churnLifetimeDataTablePages<B extends ChurnLifetimeDataTableRequest>(
     productId: string,
     body: B,
     opts?: CallOptions,
   ): AsyncGenerator<LifetimeDataTableFor<B>, void, undefined>;
-  /** [20] The [10] histograms over the clients lost in the range. */
+  /** The `lifetimeHistogram` histograms over the clients lost in the range. */
   churnLifetimeHistogram(
     productId: string,
     body: ChurnLifetimeHistogramRequest,

@@ -1,7 +1,8 @@
 /**
- * Client profile report (api-shapes §12): [30] clientPropertyList, one page of up to 200 clients at a time, walked by
- * `clientPropertyListPages`/`allClients`; [31] exportClientPropertyList, the same rows as a streamed CSV.
- * A property without a value is the string `"<NULL>"` whatever the property's type (§1.5).
+ * Client profile report (docs/interface.md "Client property list", "Client export CSV"): `clientPropertyList`, one
+ * page of up to 200 clients at a time, walked by `clientPropertyListPages`/`allClients`; `exportClientPropertyList`,
+ * the same rows as a streamed CSV. A property without a value is the string `"<NULL>"` whatever the property's type
+ * (docs/interface.md "Missing values").
  */
 import * as z from 'zod';
 import { guardStream } from '../download.ts';
@@ -10,7 +11,7 @@ import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { Count, DateString } from './common.ts';
 import type { DateRange, GlobalFilters } from './request-types.ts';
 
-/** The value of a property that has none (§1.5). */
+/** The value of a property that has none (docs/interface.md "Missing values"). */
 export const NULL_VALUE = '<NULL>';
 export type NullSentinel = typeof NULL_VALUE;
 /** A property value as the service sends it: its native JSON type, or the sentinel. */
@@ -32,7 +33,7 @@ export interface ClientPropertyListRequest {
 }
 
 export interface ExportClientPropertyListRequest {
-  /** Columns after `clientId`, at least one; names as in [30]. */
+  /** Columns after `clientId`, at least one; names as in `clientPropertyList`. */
   properties: [string, ...string[]];
   globalFilters?: GlobalFilters;
 }
@@ -81,25 +82,25 @@ export const clientProfileSchemas = {
 } satisfies SchemaMap;
 
 export interface ClientProfileMethods {
-  /** [30] One page (≤ 200 clients, ascending `clientId`) of the clients matching `globalFilters`. */
+  /** One page (≤ 200 clients, ascending `clientId`) of the clients matching `globalFilters`. */
   clientPropertyList(
     productId: string,
     body?: ClientPropertyListRequest,
     opts?: CallOptions,
   ): Promise<ClientPropertyListResponse>;
-  /** [30] Every page from `body.startAtClientId` on, following `nextClientId` until `reachedEnd`. */
+  /** Every page of `clientPropertyList` from `body.startAtClientId` on, following `nextClientId` until `reachedEnd`. */
   clientPropertyListPages(
     productId: string,
     body?: ClientPropertyListRequest,
     opts?: CallOptions,
   ): AsyncGenerator<ClientPropertyListResponse, void, undefined>;
-  /** [30] Every matching client, one at a time, across all pages. */
+  /** Every matching client, one at a time, across all `clientPropertyList` pages. */
   allClients(
     productId: string,
     body?: ClientPropertyListRequest,
     opts?: CallOptions,
   ): AsyncGenerator<ClientRecord, void, undefined>;
-  /** [31] The matching clients as a streamed CSV; not repeated automatically. */
+  /** The matching clients as a streamed CSV; not repeated automatically. */
   exportClientPropertyList(
     productId: string,
     body: ExportClientPropertyListRequest,

@@ -1,4 +1,4 @@
-/** User engagement histogram (api-shapes §6): [9] usageDistribution. */
+/** User engagement histogram (docs/interface.md "Usage distribution"): `usageDistribution`. */
 import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { BinCounts, Count } from './common.ts';
@@ -8,14 +8,15 @@ export interface UsageDistributionRequest extends DateRange {
   globalFilters?: GlobalFilters;
 }
 
-/** Bins keyed by label (§1.6): read them with `binEntries`, never by hard-coded labels. */
+/** Bins keyed by label (docs/interface.md "Bins"): read them with `binEntries`, never by hard-coded labels. */
 const IntBins = z.record(z.string(), Count);
 
 export const UsageDistributionResponse = z.looseObject({
   result: z.looseObject({
     /** Documented (v2): clients per number of active days, each split by sessions and runtime. */
     activeDays: z.record(z.string(), z.looseObject({ users: Count, sessions: IntBins, runtime: IntBins })),
-    // The inner shapes of the sessions and runtime blocks are guesses (open point 8): members optional.
+    // The inner shapes of the sessions and runtime blocks are guesses (docs/interface.md "Usage distribution"):
+    // members optional.
     sessions: z.record(
       z.string(),
       z.looseObject({ users: z.number().optional(), activeDays: BinCounts.optional(), runtime: BinCounts.optional() }),
@@ -31,7 +32,7 @@ export type UsageDistributionResponse = z.output<typeof UsageDistributionRespons
 export const engagementSchemas = { usageDistribution: UsageDistributionResponse } satisfies SchemaMap;
 
 export interface EngagementMethods {
-  /** [9] Cross-tabs of active days, sessions and runtime of the clients active in the range. */
+  /** Cross-tabs of active days, sessions and runtime of the clients active in the range. */
   usageDistribution(
     productId: string,
     body: UsageDistributionRequest,

@@ -1,4 +1,4 @@
-/** Event tracking management (api-shapes §4): [6] listEvents. */
+/** Event tracking management (docs/interface.md "Event list"): `listEvents`. */
 import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { DateString } from './common.ts';
@@ -19,7 +19,7 @@ export type ListEventsResponse = z.output<typeof ListEventsResponse>;
 export const eventManagementSchemas = { listEvents: ListEventsResponse } satisfies SchemaMap;
 
 export interface EventManagementMethods {
-  /** [6] Every event the application ever reported, with its collection status (basic / advanced). */
+  /** Every event the application ever reported, with its collection status (basic / advanced). */
   listEvents(productId: string, opts?: CallOptions): Promise<ListEventsResponse>;
 }
 

@@ -1,6 +1,6 @@
 /**
- * Event tracking reports (api-shapes §7): [10] lifetimeHistogram, [11] lifetimeDataTable (+ a pager over its
- * pages), [12] basicDataTable, [13] basicTimeline, [14] advancedFullReport.
+ * Event tracking reports (docs/interface.md "Event tracking reports"): `lifetimeHistogram`, `lifetimeDataTable`
+ * (+ a pager over its pages), `basicDataTable`, `basicTimeline`, `advancedFullReport`.
  */
 import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
@@ -24,12 +24,13 @@ import type {
   SortDirection,
 } from './request-types.ts';
 
-// ---- [12] basic data table
+// ---- basicDataTable
 
 /** Counts cover the range only. */
 export type BasicDataTableRequest = DateRange;
 
-// Every metric name except cumulativeUsageCount is a guess (open point 11): a map of numbers.
+// Every metric name except cumulativeUsageCount is a guess (docs/interface.md "Event tracking reports"): a map of
+// numbers.
 const UsageSummary = z.object({ cumulativeUsageCount: Count }).catchall(z.number().nullable());
 const CustomValuesSummary = z.record(z.string(), z.number().nullable());
 
@@ -48,7 +49,7 @@ export const BasicDataTableResponse = z.looseObject({
 });
 export type BasicDataTableResponse = z.output<typeof BasicDataTableResponse>;
 
-// ---- [13] basic timeline
+// ---- basicTimeline
 
 type Divisor = 'users' | 'sessions' | 'runtime';
 /** Count occurrences, or sum numeric custom values; `divisor: "usageCounts"` only with custom values. */
@@ -67,11 +68,11 @@ export type BasicTimelineRequest = DateRange &
 export const BasicTimelineResponse = z.looseObject({ result: z.record(DateString, z.array(EventValue)) });
 export type BasicTimelineResponse = z.output<typeof BasicTimelineResponse>;
 
-// ---- [14] advanced full report
+// ---- advancedFullReport
 
 export type AdvancedFullReportRequest = DateRange &
   Segmentation & {
-    /** Single form only; each must be an advanced event ([6]). */
+    /** Single form only; each must be an advanced event (`listEvents`). */
     events: SingleEventSelector[];
     globalFilters?: GlobalFilters;
     /** Segment order. */
@@ -79,7 +80,8 @@ export type AdvancedFullReportRequest = DateRange &
     sortDirection?: SortDirection;
   };
 
-// The segmented layout and frequency buckets are guesses (open point 12): every member optional.
+// The segmented layout and frequency buckets are guesses (docs/interface.md "Event tracking reports"): every member
+// optional.
 const AdvancedReportItem = z.looseObject({
   category: z.string().nullable().optional(),
   name: z.string().optional(),
@@ -115,29 +117,29 @@ export const eventReportSchemas = {
 } satisfies SchemaMap;
 
 export interface EventReportMethods {
-  /** [10] Units per bin of lifetime event counts and averages, per selector, for units active in the range. */
+  /** Units per bin of lifetime event counts and averages, per selector, for units active in the range. */
   lifetimeHistogram(
     productId: string,
     body: LifetimeHistogramRequest,
     opts?: CallOptions,
   ): Promise<LifetimeHistogramResponse>;
-  /** [11] Lifetime metrics per event (one page with `paging`), flat or grouped by category. */
+  /** Lifetime metrics per event (one page with `paging`), flat or grouped by category. */
   lifetimeDataTable<B extends LifetimeDataTableRequest>(
     productId: string,
     body: B,
     opts?: CallOptions,
   ): Promise<LifetimeDataTableFor<B>>;
-  /** [11] Every page of the lifetime data table, from `paging.startAt` until all matching rows came. */
+  /** Every page of `lifetimeDataTable`, from `paging.startAt` until all matching rows came. */
   lifetimeDataTablePages<B extends LifetimeDataTableRequest>(
     productId: string,
     body: B,
     opts?: CallOptions,
   ): AsyncGenerator<LifetimeDataTableFor<B>, void, undefined>;
-  /** [12] Usage and custom-value summaries of every basic event, per category, for the range. */
+  /** Usage and custom-value summaries of every basic event, per category, for the range. */
   basicDataTable(productId: string, body: BasicDataTableRequest, opts?: CallOptions): Promise<BasicDataTableResponse>;
-  /** [13] Per-period series of event usage or custom values. */
+  /** Per-period series of event usage or custom values. */
   basicTimeline(productId: string, body: BasicTimelineRequest, opts?: CallOptions): Promise<BasicTimelineResponse>;
-  /** [14] Detailed metrics of advanced events, optionally per segment. */
+  /** Detailed metrics of advanced events, optionally per segment. */
   advancedFullReport(
     productId: string,
     body: AdvancedFullReportRequest,

@@ -1,7 +1,9 @@
 /**
- * File families (api-shapes §10, §11, §13): latest lines [24]/[27], file listings [25]/[28]/[32] and signed download
- * addresses [26]/[29]/[33]. Line columns come from `fieldNames` (open point 15); listings are sorted here by date,
- * whatever order the service sends (open point 16). Fetch a fresh address for every download attempt.
+ * File families: latest lines (`customEventsLastLines`, `exceptionsLastLines`), file listings (`customEventsListFiles`,
+ * `exceptionsListFiles`, `rawEventsListFiles`) and signed download addresses (`customEventsDownloadUrl`,
+ * `exceptionsDownloadUrl`, `rawEventsDownloadUrl`). Line columns come from `fieldNames` (docs/interface.md
+ * "Latest lines"); listings are sorted here by date, whatever order the service sends (docs/interface.md
+ * "File listings and names"). Fetch a fresh address for every download attempt.
  */
 import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
@@ -95,25 +97,25 @@ function sortListing(l: FileListing): FileListing {
 }
 
 export interface FileMethods {
-  /** [24] The newest custom-event lines, oldest first. */
+  /** The newest custom-event lines, oldest first. */
   customEventsLastLines(productId: string, body: LastLinesRequest, opts?: CallOptions): Promise<LastLinesResponse>;
-  /** [25] Custom-event files (open, daily, monthly), each list ascending by date. */
+  /** Custom-event files (open, daily, monthly), each list ascending by date. */
   customEventsListFiles(productId: string, opts?: CallOptions): Promise<FileListing>;
-  /** [26] A signed, short-lived address of a custom-event file; pass it to `download`. */
+  /** A signed, short-lived address of a custom-event file; pass it to `download`. */
   customEventsDownloadUrl(
     productId: string,
     body: DownloadUrlRequest,
     opts?: CallOptions,
   ): Promise<DownloadUrlResponse>;
-  /** [27] The newest exception lines, oldest first. */
+  /** The newest exception lines, oldest first. */
   exceptionsLastLines(productId: string, body: LastLinesRequest, opts?: CallOptions): Promise<LastLinesResponse>;
-  /** [28] Exception files (open, daily, monthly), each list ascending by date. */
+  /** Exception files (open, daily, monthly), each list ascending by date. */
   exceptionsListFiles(productId: string, opts?: CallOptions): Promise<FileListing>;
-  /** [29] A signed, short-lived address of an exception file; pass it to `download`. */
+  /** A signed, short-lived address of an exception file; pass it to `download`. */
   exceptionsDownloadUrl(productId: string, body: DownloadUrlRequest, opts?: CallOptions): Promise<DownloadUrlResponse>;
-  /** [32] Raw event export files, ascending by date (needs the raw data export feature). */
+  /** Raw event export files, ascending by date (needs the raw data export feature). */
   rawEventsListFiles(productId: string, opts?: CallOptions): Promise<RawEventsFileListing>;
-  /** [33] A signed, short-lived address of a raw event export file; pass it to `download`. */
+  /** A signed, short-lived address of a raw event export file; pass it to `download`. */
   rawEventsDownloadUrl(productId: string, body: DownloadUrlRequest, opts?: CallOptions): Promise<DownloadUrlResponse>;
 }
 

@@ -1,7 +1,7 @@
 /**
- * Generic reports (api-shapes §5): [7] dateRangeReport, [8] currentReport. The result layout depends on the request
- * (date split, levels), and much of it is a guess (open point 6): maps keyed by period or segment label, `totals`
- * optional, counts as plain numbers (percentages in `percentOfActive` mode).
+ * Generic reports (docs/interface.md "Generic reports"): `dateRangeReport`, `currentReport`. The result layout depends
+ * on the request (date split, levels), and much of it is still an open question there: maps keyed by period or segment
+ * label, `totals` optional, counts as plain numbers (percentages in `percentOfActive` mode).
  */
 import * as z from 'zod';
 import { validateResponse } from '../shape.ts';
@@ -90,7 +90,7 @@ export type DateRangeTotalsResponse = z.output<typeof TreeResponse>;
 export type DateRangeSplitResponse = z.output<typeof PeriodResponse>;
 export type DateRangeSegmentedSplitResponse = z.output<typeof PeriodSegmentResponse>;
 
-/** Any [7] layout, told apart by content (for `client.call`); the typed method narrows by request. */
+/** Any `dateRangeReport` layout, told apart by content (for `client.call`); the typed method narrows by request. */
 export const DateRangeResponse = z.looseObject({
   result: shapeChoice([CountsTree, PeriodCounts, PeriodSegmentCounts], (r) =>
     hasTree(r) ? CountsTree : hasSegments(r) ? PeriodSegmentCounts : PeriodCounts,
@@ -98,7 +98,10 @@ export const DateRangeResponse = z.looseObject({
 });
 export type DateRangeResponse = z.output<typeof DateRangeResponse>;
 
-/** The [7] layout a request asks for. (`clientStatus` keeps the tested types from being weak, all-optional ones.) */
+/**
+ * The `dateRangeReport` layout a request asks for. (`clientStatus` keeps the tested types from being weak, all-optional
+ * ones.)
+ */
 export type DateRangeResponseFor<B extends DateRangeRequest> = B extends { dateSplit: DateSplit }
   ? B extends { levels: { level1: Level } }
     ? DateRangeSegmentedSplitResponse
@@ -124,13 +127,13 @@ export const genericReportSchemas = {
 } satisfies SchemaMap;
 
 export interface GenericReportMethods {
-  /** [7] New / active / lost units in a date range: one total (optionally by levels) or one entry per period. */
+  /** New / active / lost units in a date range: one total (optionally by levels) or one entry per period. */
   dateRangeReport<B extends DateRangeRequest>(
     productId: string,
     body: B,
     opts?: CallOptions,
   ): Promise<DateRangeResponseFor<B>>;
-  /** [8] New / active / lost units from `startDate` to today, optionally by up to three levels. */
+  /** New / active / lost units from `startDate` to today, optionally by up to three levels. */
   currentReport(productId: string, body: CurrentReportRequest, opts?: CallOptions): Promise<CurrentReportResponse>;
 }
 

@@ -1,6 +1,7 @@
 /**
- * License key registry [21]–[23] (api-shapes §9). The whole registry contract is an open point (§14 #14), so the
- * record is typed loosely (known members optional, others kept) and the update result is `unknown` with a typed view.
+ * License key registry: `searchLicenseKeys`, `updateLicenseKeys`, `insertLicenseKeys`. The whole registry contract is
+ * an open question (docs/interface.md "License key registry"), so the record is typed loosely (known members optional,
+ * others kept) and the update result is `unknown` with a typed view.
  */
 import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
@@ -18,9 +19,9 @@ import type {
   StringFilter,
 } from './request-types.ts';
 
-/** §1.7 string kinds. */
+/** String filter kinds (docs/interface.md "Filters"). */
 export type LicenseStringFilter = StringFilter | StringArrayFilter | RegexFilter;
-/** §1.7 date kinds; `value: "<NULL>"` matches keys without a date. */
+/** Date filter kinds; `value: "<NULL>"` matches keys without a date. */
 export type LicenseDateFilter = DateFilter | DateRangeFilter;
 export type LicenseNumberFilter = NumberFilter | NumberRangeFilter;
 
@@ -85,7 +86,10 @@ export type LicenseKeySearchResponse = z.output<typeof LicenseKeySearchResponse>
 
 const LicenseKeyUpdateResponse = z.looseObject({ result: z.unknown() });
 
-/** The documented [22]/[23] result; items that failed are listed, the rest of the batch went through. */
+/**
+ * The documented `updateLicenseKeys`/`insertLicenseKeys` result; items that failed are listed, the rest of the batch
+ * went through.
+ */
 const LicenseKeyUpdateResult = z.looseObject({
   inserted: Count,
   updated: Count,
@@ -98,7 +102,10 @@ export type LicenseKeyUpdateResponse = z.output<typeof LicenseKeyUpdateResponse>
   view: LicenseKeyUpdateResult | undefined;
 };
 
-/** The typed view of an update `result` (open point 14): undefined when it does not have the documented shape. */
+/**
+ * The typed view of an update `result` (an open question, docs/interface.md "License key registry"): undefined when it
+ * does not have the documented shape.
+ */
 export function licenseKeyUpdateView(result: unknown): LicenseKeyUpdateResult | undefined {
   const parsed = LicenseKeyUpdateResult.safeParse(result);
   return parsed.success ? parsed.data : undefined;
@@ -111,25 +118,28 @@ export const licenseKeySchemas = {
 } satisfies SchemaMap;
 
 export interface LicenseKeyMethods {
-  /** [21] One page of the keys matching `filters`, ordered by `licenseKey`. */
+  /** One page of the keys matching `filters`, ordered by `licenseKey`. */
   searchLicenseKeys(
     productId: string,
     body?: LicenseKeySearchRequest,
     opts?: CallOptions,
   ): Promise<LicenseKeySearchResponse>;
-  /** [21] Every page from `paging.startAt` on, until `matchingKeysCount` keys (or an empty page) have been seen. */
+  /**
+   * Every page of `searchLicenseKeys` from `paging.startAt` on, until `matchingKeysCount` keys (or an empty page) have
+   * been seen.
+   */
   searchLicenseKeysPages(
     productId: string,
     body?: LicenseKeySearchRequest,
     opts?: CallOptions,
   ): AsyncGenerator<LicenseKeySearchResponse, void, undefined>;
-  /** [22] PATCH upsert of keys; not repeated automatically. */
+  /** PATCH upsert of keys; not repeated automatically. */
   updateLicenseKeys(
     productId: string,
     body: LicenseKeyUpdateRequest,
     opts?: CallOptions,
   ): Promise<LicenseKeyUpdateResponse>;
-  /** [23] POST upsert of keys (same as [22]); not repeated automatically. */
+  /** POST upsert of keys (same as `updateLicenseKeys`); not repeated automatically. */
   insertLicenseKeys(
     productId: string,
     body: LicenseKeyUpdateRequest,

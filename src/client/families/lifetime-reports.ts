@@ -1,6 +1,7 @@
 /**
- * The lifetime histogram and lifetime data table shapes (api-shapes §7 [10]/[11]), shared with their churn twins
- * [20]/[19] (§8), plus the pager that walks a data table's `paging.startAt`.
+ * The lifetime histogram and lifetime data table shapes (`lifetimeHistogram`/`lifetimeDataTable`, docs/interface.md
+ * "Event tracking reports"), shared with their churn twins `churnLifetimeHistogram`/`churnLifetimeDataTable`, plus the
+ * pager that walks a data table's `paging.startAt`.
  */
 import * as z from 'zod';
 import { validateResponse } from '../shape.ts';
@@ -9,7 +10,7 @@ import { Count, EventValue } from './common.ts';
 import type { DateRange, EventSelector, GlobalFilters, Paging, Segmentation, SortDirection } from './request-types.ts';
 import { isRecord, shapeChoice } from './shape-choice.ts';
 
-// ---- [10] lifetime histogram
+// ---- lifetimeHistogram
 
 export type HistogramMetric =
   | 'eventCount'
@@ -28,7 +29,8 @@ export interface LifetimeHistogramRequest extends DateRange {
   binUpperBounds?: { [M in HistogramMetric]?: (number | 'inf')[] };
 }
 
-// The per-bin items are a guess (open point 9): kept as unknown, read through `histogramBins`.
+// The per-bin items are a guess (docs/interface.md "Event tracking reports"): kept as unknown, read through
+// `histogramBins`.
 const HistogramSeries = z.array(z.unknown());
 
 export const LifetimeHistogramResponse = z.looseObject({
@@ -53,7 +55,7 @@ export function histogramBins(series: readonly unknown[]): HistogramBin[] {
   });
 }
 
-// ---- [11] lifetime data table
+// ---- lifetimeDataTable
 
 export interface TableSorting {
   events?: 'alpha' | 'eventCounts' | 'uniqueUsersUsedAtLeastOnce';
@@ -75,7 +77,8 @@ export type LifetimeDataTableRequest = DateRange &
     paging?: Paging;
   };
 
-// Metrics beyond these three documented ones are guesses (open point 10): optional, extras kept.
+// Metrics beyond these three documented ones are guesses (docs/interface.md "Event tracking reports"): optional,
+// extras kept.
 const metrics = {
   eventCount: Count,
   eventCountPerUserUsedAtLeastOnce: z.number(),
@@ -121,7 +124,7 @@ export type LifetimeDataTableFor<B extends TableBody> = B extends { categorizeEv
     ? EventTable
     : LifetimeDataTableResponse;
 
-/** Calls [11] or [19] and holds the answer to the row form the request asks for. */
+/** Calls `lifetimeDataTable` or `churnLifetimeDataTable` and holds the answer to the row form the request asks for. */
 export async function fetchTable<B extends TableBody>(
   call: Caller,
   id: TableOp,
@@ -137,12 +140,12 @@ export async function fetchTable<B extends TableBody>(
   ) as LifetimeDataTableFor<B>;
 }
 
-/** Largest page the service serves (§7 [11]). */
+/** Largest page the service serves (docs/interface.md "Paging"). */
 export const MAX_TABLE_PAGE = 1000;
 
 /**
- * Every page of [11] or [19], from `paging.startAt` (default 0) in pages of `paging.limit` (default the maximum),
- * until all `matchingEventsCount` rows came (or a page comes back empty).
+ * Every page of `lifetimeDataTable` or `churnLifetimeDataTable`, from `paging.startAt` (default 0) in pages of
+ * `paging.limit` (default the maximum), until all `matchingEventsCount` rows came (or a page comes back empty).
  */
 export async function* tablePages<B extends TableBody>(
   call: Caller,

@@ -1,4 +1,4 @@
-/** Metadata family (api-shapes §3): [4] productProperties, [5] propertyValues. */
+/** Metadata family (docs/interface.md "Product properties"): `productProperties`, `propertyValues`. */
 import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 
@@ -6,7 +6,7 @@ const PropertyDescription = z.looseObject({
   /** Key used in globalFilters, levels, segmentBy and property lists. */
   name: z.string(),
   friendlyName: z.string(),
-  // Value sets are guesses (open point 4): plain strings, not unions.
+  // Value sets are guesses (docs/interface.md "Product properties"): plain strings, not unions.
   filterType: z.string(),
   dataType: z.string(),
   supportsRegex: z.boolean(),
@@ -35,7 +35,7 @@ export interface PropertyValuesRequest {
 
 export const PropertyValuesResponse = z.looseObject({
   result: z.array(z.looseObject({ value: z.string(), shortName: z.string().optional() })),
-  // Paging marker is a guess (open point 5): when absent, page until a page comes back empty.
+  // Paging marker is a guess (docs/interface.md "Paging"): when absent, page until a page comes back empty.
   reachedEnd: z.boolean().optional(),
 });
 export type PropertyValuesResponse = z.output<typeof PropertyValuesResponse>;
@@ -47,11 +47,11 @@ export const metadataSchemas = {
 
 export interface MetadataMethods {
   /**
-   * [4] Properties usable in filters and segments: of `productId` when given (`…/productProperties/{product_id}`),
+   * Properties usable in filters and segments: of `productId` when given (`…/productProperties/{product_id}`),
    * else of the user's current product.
    */
   productProperties(opts?: CallOptions & { productId?: string }): Promise<ProductPropertiesResponse>;
-  /** [5] One page of the values of a property (ascending; continue with `startAfter`). */
+  /** One page of the values of a property (ascending; continue with `startAfter`). */
   propertyValues(productId: string, body: PropertyValuesRequest, opts?: CallOptions): Promise<PropertyValuesResponse>;
 }
 

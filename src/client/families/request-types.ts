@@ -1,22 +1,22 @@
 /**
- * Request body pieces shared by the report families (api-shapes §1.4, §1.7–§1.9): dates, filters, segments, levels,
- * event selectors and paging. Types only; the service validates the bodies (400 names the bad field).
+ * Request body pieces shared by the report families: dates, filters, segments, levels, event selectors and paging.
+ * Types only; the service validates the bodies (400 names the bad field).
  */
 
-/** A UTC calendar day `YYYY-MM-DD` (§1.4). */
+/** A UTC calendar day `YYYY-MM-DD` (docs/interface.md "Dates, weeks and time zones"). */
 export type IsoDate = string;
 export type DateSplit = 'day' | 'week' | 'month';
 export type ClientStatus = 'new' | 'active' | 'lost';
 export type SortDirection = 'asc' | 'desc';
 export type DateReportedLost = 'dateLastSeen' | 'dateDeclaredLost';
 
-/** Both days included; `startDate > stopDate` is a 400 (§1.4). */
+/** Both days included; `startDate > stopDate` is a 400. */
 export interface DateRange {
   startDate: IsoDate;
   stopDate: IsoDate;
 }
 
-/** When a unit counts as lost (§5). */
+/** When a unit counts as lost (docs/interface.md "Generic reports"). */
 export interface LostParameters {
   /** Days of inactivity, ≥ 1. */
   daysUntilDeclaredLost: number;
@@ -26,7 +26,8 @@ export interface LostParameters {
 /** Inclusive bounds with at least one of them. */
 export type Bounds<T> = { min: T; max?: T } | { min?: T; max: T };
 
-// §1.7 filter kinds of ordinary properties. `"<NULL>"` as a string/stringArray/date value matches "no value" (§1.5).
+// Filter kinds of ordinary properties (docs/interface.md "Filters"). `"<NULL>"` as a string/stringArray/date value
+// matches "no value".
 export interface StringFilter {
   type: 'string';
   value: string;
@@ -65,7 +66,7 @@ export type PropertyFilter =
   | DateRangeFilter
   | BooleanFilter;
 
-// §1.7 special properties.
+// Special properties.
 export interface LicenseStatusFlags {
   activated?: boolean;
   allowed?: boolean;
@@ -98,7 +99,7 @@ export type SpecialFilter =
   | LifetimeEventUsageFilter
   | ReachOutDeliveriesFilter;
 
-/** Keyed by property name (from productProperties); members AND; `{}` = no filtering (§1.7). */
+/** Keyed by property name (from productProperties); members AND; `{}` = no filtering. */
 export interface GlobalFilters {
   licenseStatus?: LicenseStatusFilter;
   os?: OsFilter;
@@ -112,7 +113,8 @@ export interface GlobalFilters {
   [property: string]: PropertyFilter | SpecialFilter | undefined;
 }
 
-// §1.8 segments. `includeNull`: clients without a value join the segment (or form a `"<NULL>"` segment with split).
+// Segments (docs/interface.md "Segments and levels"). `includeNull`: clients without a value join the segment (or form
+// a `"<NULL>"` segment with split).
 interface SegmentBase {
   segmentLabel?: string;
   includeNull?: boolean;
@@ -152,12 +154,12 @@ export type Segment =
   | BooleanSegment
   | LicenseStatusSegment;
 
-/** `segmentBy` + `segments` of the event and churn reports (§1.8); absent segments = one per value. */
+/** `segmentBy` + `segments` of the event and churn reports; absent segments = one per value. */
 export type Segmentation =
   | { segmentBy?: undefined; segments?: undefined }
   | { segmentBy: string; segments?: Segment[] };
 
-/** One level of the generic reports (§1.8). Hierarchical properties by level name (`geography.country`). */
+/** One level of the generic reports. Hierarchical properties by level name (`geography.country`). */
 export interface Level {
   property: string;
   /** Absent or empty: one segment per distinct value. */
@@ -174,7 +176,7 @@ export type Levels =
 /** `levels` that mean "no segmentation". */
 export type NoLevels = Record<string, never>;
 
-// §1.9 event selectors.
+// Event selectors (docs/interface.md "Event selectors").
 export type MatchType = 'string' | 'regex';
 export interface CombiEntry {
   /** `null` with type `string` matches uncategorised events. */

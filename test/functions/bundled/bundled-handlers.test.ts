@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClientFor, LEDGER_SORT_KEY } from '../../../src/adapters/aws/dynamodb-ledger.ts';
 import { sesEventFor } from '../../../src/adapters/local/sink-mail-events.ts';
 import { CHART_ASSET_FILES } from '../../../src/charts/assets.ts';
-import { DELIVERY_TAG, ledgerKeyOfTag } from '../../../src/ports/delivery-tag.ts';
+import { DELIVERY_TAG, ledgerKeyOfTag } from '../../../src/core/delivery/delivery-tag.ts';
 import { signedIn } from '../../helpers/emulator-session.ts';
 import { CfnResolver, TEST_TARGET } from '../../iam/cfn-resolver.ts';
 import { deployedIam } from '../../iam/deployed-iam.ts';
@@ -82,8 +82,8 @@ describe('the synthesized bundles', () => {
       expect(existsSync(join(pulse.functions.digest.assetDir, 'chart-assets', name)), name).toBe(true);
     expect(Object.keys(pulse.functions).sort()).toEqual(
       [
-        'archive',
         'archive-copy',
+        'archive-plan',
         'archive-verify',
         'digest',
         'license-alerts',
@@ -102,7 +102,7 @@ describe('placeholder credentials in the stack secret', () => {
   };
   it.each([
     ['digest', 'digest', scheduled],
-    ['archive', 'archive', scheduled],
+    ['archive-plan', 'archive', scheduled],
     ['license-alerts', 'license-alerts', scheduled],
     ['license-report', 'license-report', scheduled],
     ['license-sync', 'licenses-sync', upload],
@@ -158,7 +158,7 @@ describe('digest', () => {
 
 describe('archive: plan step and copiers', () => {
   it('the plan step queues one copy task per file through SQS', async () => {
-    const inv = await pulse.invoke('archive', [scheduled]);
+    const inv = await pulse.invoke('archive-plan', [scheduled]);
     expect(only(inv)).toMatchObject({ job: 'archive', ok: true });
     expect(pulse.queued.length).toBeGreaterThan(0);
     expect(pulse.sqs.calls.every((c) => c.target === 'AmazonSQS.SendMessageBatch')).toBe(true);
@@ -200,7 +200,7 @@ describe('archive: plan step and copiers', () => {
 
     // A rerun: the next plan queues every listed file again; the copiers find each already archived.
     const queued = pulse.queued.length;
-    expect(only(await pulse.invoke('archive', [scheduled]))).toMatchObject({ job: 'archive', ok: true });
+    expect(only(await pulse.invoke('archive-plan', [scheduled]))).toMatchObject({ job: 'archive', ok: true });
     const requeued = pulse.queued.slice(queued, queued + 4);
     expect(pulse.queued).toHaveLength(2 * queued);
     const rerun = await pulse.invoke('archive-copy', [

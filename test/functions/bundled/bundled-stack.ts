@@ -42,7 +42,7 @@ export const SERVICE_SESSION_LIMIT = 5;
 
 export type FunctionName =
   | 'digest'
-  | 'archive'
+  | 'archive-plan'
   | 'archive-copy'
   | 'archive-verify'
   | 'license-alerts'

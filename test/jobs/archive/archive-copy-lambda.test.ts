@@ -10,13 +10,9 @@ import { copierConcurrency } from '../../../lib/stacks/session-budget.ts';
 import { DynamoDbArchiveRuns } from '../../../src/adapters/aws/dynamodb-archive-runs.ts';
 import { dynamoDocumentClientFor } from '../../../src/adapters/aws/dynamodb-ledger.ts';
 import { WarmSession } from '../../../src/app/warm-client.ts';
-import {
-  type CopierPorts,
-  copyQueuedFiles,
-  type FanOutPorts,
-  startArchiveFanOut,
-} from '../../../src/jobs/archive/fan-out.ts';
-import type { Manifest } from '../../../src/jobs/archive/manifest.ts';
+import { type CopyStepPorts, runCopyStep } from '../../../src/archive/copy-step.ts';
+import type { Manifest } from '../../../src/archive/manifest.ts';
+import { type PlanStepPorts, runPlanStep } from '../../../src/archive/plan-step.ts';
 import type { ArchiveRuns } from '../../../src/ports/archive-runs.ts';
 import { fixedClock } from '../../../src/ports/clock.ts';
 import { type BundledConfigFile, writeBundledConfig } from '../../helpers/bundled-config-file.ts';
@@ -81,7 +77,7 @@ const event = (batch: { id: string; body: string }[]) => ({
 
 let runsPlanned = 0;
 /** Plans a run (an hour after the last: a run of its own, not yet stale) and returns its queued copy tasks. */
-async function plannedRun(): Promise<{ queue: MemoryCopyQueue; ports: FanOutPorts }> {
+async function plannedRun(): Promise<{ queue: MemoryCopyQueue; ports: PlanStepPorts }> {
   const queue = new MemoryCopyQueue();
   const clock = fixedClock(new Date(Date.parse(RUN_AT) + runsPlanned++ * 3_600_000).toISOString());
   const runs = new DynamoDbArchiveRuns({
@@ -89,8 +85,8 @@ async function plannedRun(): Promise<{ queue: MemoryCopyQueue; ports: FanOutPort
     tableName: ap.config.state!.tableName,
     clock,
   });
-  const ports: FanOutPorts = { ...ap.ports(), clock, queue, runs };
-  const planned = await startArchiveFanOut(ap.config, ports);
+  const ports: PlanStepPorts = { ...ap.ports(), clock, queue, runs };
+  const planned = await runPlanStep(ap.config, ports);
   expect(planned.errors).toEqual([]);
   return { queue, ports };
 }
@@ -145,16 +141,16 @@ describe('the archive copier Lambda and the session budget', () => {
         };
       },
     });
-    const copier: CopierPorts = { ...ports, runs, session: (fn) => warm.use(fn) };
+    const copier: CopyStepPorts = { ...ports, runs, session: (fn) => warm.use(fn) };
     // Files not archived yet, so each copy needs the service (one already archived may be judged without it).
     const batch = queue.messages.filter((m) => JSON.parse(m.body).file.state === 'missing').slice(0, BATCH_SIZE);
-    const res = await copyQueuedFiles(ap.config, copier, batch);
+    const res = await runCopyStep(ap.config, copier, batch);
     expect(res.outcomes.map((o) => o.outcome)).toEqual(['archived']);
     expect(res.retry).toEqual(batch.slice(1).map((m) => m.id));
     expect(ap.logLines.some((l) => l.includes('session lost during a copy'))).toBe(true);
     expect(ap.logLines.some((l) => l.includes('session limit reached; tasks handed back'))).toBe(true);
     sessions().endAll(ap.peers.emulator.credentials.userName);
-    const again = await copyQueuedFiles(ap.config, copier, batch.slice(1));
+    const again = await runCopyStep(ap.config, copier, batch.slice(1));
     expect(again.retry).toEqual([]);
     expect(again.outcomes.map((o) => o.outcome)).toEqual(['archived', 'archived', 'archived']);
   });

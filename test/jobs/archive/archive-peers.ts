@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ConsoleLogger } from '../../../src/adapters/console-logger.ts';
 import { type LocalPeers, startLocalPeers } from '../../../src/adapters/local/local-peers.ts';
+import type { ArchivePorts } from '../../../src/archive/run-archive.ts';
 import { type FetchLike, ReportingClient } from '../../../src/client/index.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import type { PulseConfig } from '../../../src/config/schema.ts';
-import type { ArchivePorts } from '../../../src/jobs/archive/run-archive.ts';
 import { fixedClock } from '../../../src/ports/clock.ts';
 import { TEST_TODAY } from '../../helpers/emulator-session.ts';
 

@@ -4,12 +4,7 @@
  * malformed. Over the real emulator: test/jobs/archive/client-data.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  ClientCsvError,
-  ClientCsvToNdjson,
-  type ColumnKind,
-  MAX_ROW_CHARS,
-} from '../../../src/jobs/archive/client-csv.ts';
+import { ClientCsvError, ClientCsvToNdjson, type ColumnKind, MAX_ROW_CHARS } from '../../../src/archive/client-csv.ts';
 
 const KINDS: Record<string, ColumnKind> = {
   ram: 'number',

@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archiveClientData, type ClientDataTask, clientDataFileName } from '../../../src/archive/client-data.ts';
+import { copyPlannedFile } from '../../../src/archive/copy-planned-file.ts';
+import type { PlannedFile } from '../../../src/archive/plan.ts';
 import type { FetchLike } from '../../../src/client/index.ts';
-import { archiveClientData, type ClientDataTask, clientDataFileName } from '../../../src/jobs/archive/client-data.ts';
-import { copyPlannedFile } from '../../../src/jobs/archive/copy-planned-file.ts';
-import type { PlannedFile } from '../../../src/jobs/archive/plan.ts';
 import { type ArchivePeers, NO_RAW_PRODUCT, RUN_AT, startArchivePeers } from './archive-peers.ts';
 
 const PRODUCT = NO_RAW_PRODUCT;

@@ -22,8 +22,8 @@ import { type StorageServer, startStorageServer } from '../../../emulator/files/
 import { zipSingleFile } from '../../../emulator/files/zip.ts';
 import type { Emulator } from '../../../emulator/index.ts';
 import { S3ArchiveStore, s3ClientFor } from '../../../src/adapters/aws/s3-archive-store.ts';
+import { type CopyDeps, type CopyKind, type CopyTask, copyFile } from '../../../src/archive/copy/copy-file.ts';
 import { type FetchLike, ReportingClient } from '../../../src/client/index.ts';
-import { type CopyDeps, type CopyKind, type CopyTask, copyFile } from '../../../src/jobs/archive/copy-file.ts';
 import type { ArchiveStore } from '../../../src/ports/archive-store.ts';
 import { fixedClock } from '../../../src/ports/clock.ts';
 import type { Logger } from '../../../src/ports/logger.ts';

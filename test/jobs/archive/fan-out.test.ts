@@ -7,17 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbArchiveRuns, RUNS_PK } from '../../../src/adapters/aws/dynamodb-archive-runs.ts';
 import { dynamoDocumentClientFor } from '../../../src/adapters/aws/dynamodb-ledger.ts';
+import { BadCopyMessageError, parseCopyMessage, runCopyStep } from '../../../src/archive/copy-step.ts';
+import type { Coverage } from '../../../src/archive/coverage.ts';
+import { type Manifest, verifyManifestChain } from '../../../src/archive/manifest.ts';
+import { type PlanStepPorts, runPlanStep } from '../../../src/archive/plan-step.ts';
+import { loadPlan, StoredPlanError } from '../../../src/archive/plan-store.ts';
 import { ReportingClient } from '../../../src/client/index.ts';
-import type { Coverage } from '../../../src/jobs/archive/coverage.ts';
-import {
-  BadCopyMessageError,
-  copyQueuedFiles,
-  type FanOutPorts,
-  parseCopyMessage,
-  startArchiveFanOut,
-} from '../../../src/jobs/archive/fan-out.ts';
-import { type Manifest, verifyManifestChain } from '../../../src/jobs/archive/manifest.ts';
-import { loadPlan, StoredPlanError } from '../../../src/jobs/archive/plan-store.ts';
 import { fixedClock } from '../../../src/ports/clock.ts';
 import { MemoryCopyQueue } from '../../helpers/memory-copy-queue.ts';
 import { type ArchivePeers, NO_RAW_PRODUCT, RAW_PRODUCT, RUN_AT, startArchivePeers } from './archive-peers.ts';
@@ -33,7 +28,7 @@ afterAll(async () => {
 const HOUR = 3_600_000;
 const at = (hoursAfterRun: number) => new Date(Date.parse(RUN_AT) + hoursAfterRun * HOUR).toISOString();
 
-function fanOutPorts(queue: MemoryCopyQueue, when = RUN_AT): FanOutPorts {
+function fanOutPorts(queue: MemoryCopyQueue, when = RUN_AT): PlanStepPorts {
   const clock = fixedClock(when);
   const db = dynamoDocumentClientFor({ endpoint: ap.peers.dynamodbEndpoint });
   return {
@@ -45,13 +40,13 @@ function fanOutPorts(queue: MemoryCopyQueue, when = RUN_AT): FanOutPorts {
 }
 
 /** Drains the queue as Lambda would: batches of `size`, each message of every `dupEvery`th batch delivered twice. */
-async function drain(ports: FanOutPorts, queue: MemoryCopyQueue, size: number, dupEvery = 0) {
+async function drain(ports: PlanStepPorts, queue: MemoryCopyQueue, size: number, dupEvery = 0) {
   const finished = [];
   const retried = [];
   for (let n = 1; queue.messages.length > 0; n++) {
     const batch = queue.take(size);
     const again = dupEvery > 0 && n % dupEvery === 0 ? batch : [];
-    const res = await copyQueuedFiles(ap.config, ports, [...batch, ...again]);
+    const res = await runCopyStep(ap.config, ports, [...batch, ...again]);
     finished.push(...res.finished);
     retried.push(...res.retry);
   }
@@ -60,13 +55,13 @@ async function drain(ports: FanOutPorts, queue: MemoryCopyQueue, size: number, d
 
 describe('the archive fanned out to copiers', () => {
   let queue: MemoryCopyQueue;
-  let ports: FanOutPorts;
-  let planned: Awaited<ReturnType<typeof startArchiveFanOut>>;
+  let ports: PlanStepPorts;
+  let planned: Awaited<ReturnType<typeof runPlanStep>>;
 
   it('plans, keeps the plan in the archive and queues one task per file, client data first', async () => {
     queue = new MemoryCopyQueue();
     ports = fanOutPorts(queue);
-    planned = await startArchiveFanOut(ap.config, ports);
+    planned = await runPlanStep(ap.config, ports);
     expect(planned.errors).toEqual([]);
     expect(planned.ok).toBe(true);
     expect(planned.counts.listed).toBeGreaterThan(300);
@@ -102,7 +97,7 @@ describe('the archive fanned out to copiers', () => {
   it('a second run copies nothing new, its manifest chained to the first', async () => {
     const q = new MemoryCopyQueue();
     const p = fanOutPorts(q, at(24));
-    const plan = await startArchiveFanOut(ap.config, p);
+    const plan = await runPlanStep(ap.config, p);
     expect(plan.counts).toMatchObject({ present: plan.counts.listed - 2, missing: 2 }); // a new day's client data
     const { finished } = await drain(p, q, 10);
     expect(finished[0]!.counts).toMatchObject({ archived: 2, skippedSame: plan.counts.listed - 2, failed: 0 });
@@ -115,7 +110,7 @@ describe('nothing is lost on the way', () => {
     const refused = (key: string) => key.includes(`/${RAW_PRODUCT}/rawEvents/`);
     const queue = new MemoryCopyQueue((m) => (refused(m.file.key) ? 'ThrottlingException: slow down' : undefined));
     const ports = fanOutPorts(queue, at(48));
-    const plan = await startArchiveFanOut(ap.config, ports, { productIds: [RAW_PRODUCT] });
+    const plan = await runPlanStep(ap.config, ports, { productIds: [RAW_PRODUCT] });
     expect(plan.counts.notQueued).toBeGreaterThan(0);
     const { finished } = await drain(ports, queue, 10);
     const manifest = await ap.json<Manifest>(finished[0]!.outputs[0]!);
@@ -141,7 +136,7 @@ describe('nothing is lost on the way', () => {
         backfill: false,
       },
     };
-    const res = await copyQueuedFiles(ap.config, ports, [
+    const res = await runCopyStep(ap.config, ports, [
       { id: 'not-json', body: '{' },
       { id: 'hostile', body: JSON.stringify(hostile) },
     ]);
@@ -187,18 +182,18 @@ describe('nothing is lost on the way', () => {
     }
     const queue = new MemoryCopyQueue();
     const ports = fanOutPorts(queue, at(96));
-    const lost = await startArchiveFanOut(ap.config, ports, { productIds: [NO_RAW_PRODUCT] });
+    const lost = await runPlanStep(ap.config, ports, { productIds: [NO_RAW_PRODUCT] });
     expect(lost.counts.missing).toBe(3 + 1);
     queue.take(queue.messages.length); // the copier crashed on every delivery: the messages went to the dead-letter queue
 
     // Within the stale window the run is left alone; after it, the next plan step finishes it and queues the files again.
-    const soon = await startArchiveFanOut(ap.config, fanOutPorts(new MemoryCopyQueue(), at(97)), {
+    const soon = await runPlanStep(ap.config, fanOutPorts(new MemoryCopyQueue(), at(97)), {
       productIds: [NO_RAW_PRODUCT],
     });
     expect(soon.counts.staleRunsFinished).toBe(0);
     const retryQueue = new MemoryCopyQueue();
     const later = fanOutPorts(retryQueue, at(96 + 14));
-    const next = await startArchiveFanOut(ap.config, later, { productIds: [NO_RAW_PRODUCT] });
+    const next = await runPlanStep(ap.config, later, { productIds: [NO_RAW_PRODUCT] });
     expect(next.counts.staleRunsFinished).toBe(2);
     expect(next.ok).toBe(false);
     const staleManifest = await ap.json<Manifest>(next.outputs.find((o) => o.includes('manifests/'))!);
@@ -237,7 +232,7 @@ describe('integrity in the fanned-out run', () => {
     await ap.remove(`${unchecked}.sha256`);
     const queue = new MemoryCopyQueue();
     const ports = fanOutPorts(queue, at(200));
-    await startArchiveFanOut(ap.config, ports, { productIds: [NO_RAW_PRODUCT], kinds: ['exceptions'] });
+    await runPlanStep(ap.config, ports, { productIds: [NO_RAW_PRODUCT], kinds: ['exceptions'] });
     const { finished } = await drain(ports, queue, 10);
     expect(finished[0]!.counts).toMatchObject({ repaired: 1, checksumsRepaired: 1, republished: 0, failed: 0 });
     const manifest = await ap.json<Manifest>(finished[0]!.outputs[0]!);
@@ -260,7 +255,7 @@ describe('integrity in the fanned-out run', () => {
       credentials: { userName: emu.credentials.userName, password: 'not-the-password' },
       maxRetries: 0,
     });
-    const planned = await startArchiveFanOut(ap.config, { ...fanOutPorts(queue, at(201)), client: wrong });
+    const planned = await runPlanStep(ap.config, { ...fanOutPorts(queue, at(201)), client: wrong });
     expect(planned.ok).toBe(false);
     expect(queue.messages).toEqual([]);
     const kinds = ap.config.products.length * ap.config.archive!.kinds.length;

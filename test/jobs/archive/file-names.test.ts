@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.ts';
+import { checkFileName, type FileNameKind, quoteFileName } from '../../../src/archive/file-names.ts';
 import { ReportingClient } from '../../../src/client/index.ts';
-import { checkFileName, type FileNameKind, quoteFileName } from '../../../src/jobs/archive/file-names.ts';
 import { startTestEmulator } from '../../helpers/emulator-session.ts';
 
 const P = '12345678901';

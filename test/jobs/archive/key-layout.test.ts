@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ArchiveKeyError, archiveKey, type KeyParts } from '../../../src/archive/key-layout.ts';
 import { DEFAULT_KEY_TEMPLATE } from '../../../src/config/schema.ts';
-import { ArchiveKeyError, archiveKey, type KeyParts } from '../../../src/jobs/archive/key-layout.ts';
 
 const parts: KeyParts = {
   prefix: 'pulse',

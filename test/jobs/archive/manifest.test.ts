@@ -13,8 +13,8 @@ import {
   runIdOf,
   verifyManifestChain,
   writeManifest,
-} from '../../../src/jobs/archive/manifest.ts';
-import { runArchive } from '../../../src/jobs/archive/run-archive.ts';
+} from '../../../src/archive/manifest.ts';
+import { runArchive } from '../../../src/archive/run-archive.ts';
 import { type ArchivePeers, RAW_PRODUCT, startArchivePeers } from './archive-peers.ts';
 
 let ap: ArchivePeers;

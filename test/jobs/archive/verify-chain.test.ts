@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobMetricLine } from '../../../src/app/job-metric.ts';
-import { MANIFEST_FORMAT, type Manifest, nextManifestSlot, writeManifest } from '../../../src/jobs/archive/manifest.ts';
-import { verifyArchiveChain } from '../../../src/jobs/archive/verify-chain.ts';
+import { MANIFEST_FORMAT, type Manifest, nextManifestSlot, writeManifest } from '../../../src/archive/manifest.ts';
+import { verifyArchiveChain } from '../../../src/archive/verify-chain.ts';
 import { type ArchivePeers, NO_RAW_PRODUCT, startArchivePeers } from './archive-peers.ts';
 
 let ap: ArchivePeers;

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { zipSingleFile } from '../../../emulator/files/zip.ts';
-import { ZipVerificationError, ZipVerifier } from '../../../src/jobs/archive/zip-verifier.ts';
+import { ZipVerificationError, ZipVerifier } from '../../../src/archive/copy/zip-verifier.ts';
 import { type PythonZipSpec, pythonZipInfos, pythonZips } from './python-zip.ts';
 
 async function verify(zip: Uint8Array, chunkSize = 64 * 1024) {

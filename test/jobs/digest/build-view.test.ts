@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isBlank, renderChart } from '../../../src/charts/index.ts';
-import { type BuiltDigest, buildDigestView, kpiOf } from '../../../src/jobs/digest/build-view.ts';
-import type { DigestData } from '../../../src/jobs/digest/data.ts';
-import { computeFigures, type DigestFigures, metricFigure } from '../../../src/jobs/digest/figures.ts';
-import { computeHighlights } from '../../../src/jobs/digest/highlights.ts';
-import { lastCompleteIsoWeek } from '../../../src/jobs/digest/week.ts';
+import { lastCompleteIsoWeek } from '../../../src/core/calendar.ts';
+import { type BuiltDigest, buildDigestView, kpiOf } from '../../../src/digest/build-view.ts';
+import type { DigestData } from '../../../src/digest/data.ts';
+import { computeFigures, type DigestFigures, metricFigure } from '../../../src/digest/figures.ts';
+import { computeHighlights } from '../../../src/digest/highlights.ts';
 import { collectWith, type DigestPeer, startDigestPeer } from './digest-peer.ts';
 
 let peer: DigestPeer;

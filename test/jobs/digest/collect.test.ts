@@ -1,10 +1,10 @@
 /** collectDigestData against the emulator: one session for all calls, a concurrency cap, every response kept. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIGEST_SECTIONS } from '../../../src/config/schema.ts';
-import { collectDigestData } from '../../../src/jobs/digest/collect.ts';
-import type { DigestData } from '../../../src/jobs/digest/data.ts';
-import { planDigestCalls } from '../../../src/jobs/digest/plan.ts';
-import { lastCompleteIsoWeek } from '../../../src/jobs/digest/week.ts';
+import { lastCompleteIsoWeek } from '../../../src/core/calendar.ts';
+import { collectDigestData } from '../../../src/digest/collect.ts';
+import type { DigestData } from '../../../src/digest/data.ts';
+import { planDigestCalls } from '../../../src/digest/plan.ts';
 import { COLLECT, collectWith, type DigestPeer, startDigestPeer } from './digest-peer.ts';
 
 let peer: DigestPeer;

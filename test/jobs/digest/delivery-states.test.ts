@@ -8,9 +8,9 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../../../src/adapters/aws/dynamodb-ledger.ts';
 import { smtpMailer } from '../../../src/adapters/mail/nodemailer-mailer.ts';
-import { digestLedgerKey } from '../../../src/jobs/digest/deliver.ts';
-import { runDigest } from '../../../src/jobs/digest/run-digest.ts';
-import { unknownNoticeKey } from '../../../src/jobs/unknown-delivery-notice.ts';
+import { digestLedgerKey } from '../../../src/core/delivery/ledger-keys.ts';
+import { unknownNoticeKey } from '../../../src/core/delivery/unknown-delivery-notice.ts';
+import { runDigest } from '../../../src/digest/run-digest.ts';
 import type { Clock } from '../../../src/ports/clock.ts';
 import type { Mailer } from '../../../src/ports/mailer.ts';
 import {

@@ -5,9 +5,9 @@
 import type { Emulator } from '../../../emulator/index.ts';
 import { type FetchLike, ReportingClient } from '../../../src/client/index.ts';
 import { DIGEST_SECTIONS } from '../../../src/config/schema.ts';
-import { type CollectOptions, collectDigestData } from '../../../src/jobs/digest/collect.ts';
-import type { DigestData } from '../../../src/jobs/digest/data.ts';
-import type { IsoWeek } from '../../../src/jobs/digest/week.ts';
+import type { IsoWeek } from '../../../src/core/calendar.ts';
+import { type CollectOptions, collectDigestData } from '../../../src/digest/collect.ts';
+import type { DigestData } from '../../../src/digest/data.ts';
 import { wireJson } from '../../client/typed-vs-wire.ts';
 import { WireRecorder } from '../../client/wire-recorder.ts';
 import { signedIn, startTestEmulator, type TestSession } from '../../helpers/emulator-session.ts';

@@ -3,9 +3,9 @@
  * session), and totals against sums of the products.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DigestData } from '../../../src/jobs/digest/data.ts';
-import { computeFigures, type DigestFigures, metricFigure, round } from '../../../src/jobs/digest/figures.ts';
-import { addDays, lastCompleteIsoWeek } from '../../../src/jobs/digest/week.ts';
+import { addDays, lastCompleteIsoWeek } from '../../../src/core/calendar.ts';
+import type { DigestData } from '../../../src/digest/data.ts';
+import { computeFigures, type DigestFigures, metricFigure, round } from '../../../src/digest/figures.ts';
 import { collectWith, type DigestPeer, startDigestPeer } from './digest-peer.ts';
 
 let peer: DigestPeer;

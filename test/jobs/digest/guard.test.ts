@@ -1,9 +1,9 @@
 /** The guard holds a digest on a failed call, an incomplete week, implausible counts or a blank chart. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DigestData } from '../../../src/jobs/digest/data.ts';
-import { computeFigures } from '../../../src/jobs/digest/figures.ts';
-import { checkDigest, type GuardOptions, type GuardResult } from '../../../src/jobs/digest/guard.ts';
-import { currentIsoWeek, type IsoWeek, lastCompleteIsoWeek } from '../../../src/jobs/digest/week.ts';
+import { currentIsoWeek, type IsoWeek, lastCompleteIsoWeek } from '../../../src/core/calendar.ts';
+import type { DigestData } from '../../../src/digest/data.ts';
+import { computeFigures } from '../../../src/digest/figures.ts';
+import { checkDigest, type GuardOptions, type GuardResult } from '../../../src/digest/guard.ts';
 import { collectWith, type DigestPeer, startDigestPeer } from './digest-peer.ts';
 
 let peer: DigestPeer;

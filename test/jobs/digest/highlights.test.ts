@@ -1,9 +1,9 @@
 /** "What changed" sentences: deterministic, about the actual biggest mover, thresholds and leader changes. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DigestData, ProductData } from '../../../src/jobs/digest/data.ts';
-import { computeFigures } from '../../../src/jobs/digest/figures.ts';
-import { computeHighlights, NO_CHANGES } from '../../../src/jobs/digest/highlights.ts';
-import { lastCompleteIsoWeek } from '../../../src/jobs/digest/week.ts';
+import { lastCompleteIsoWeek } from '../../../src/core/calendar.ts';
+import type { DigestData, ProductData } from '../../../src/digest/data.ts';
+import { computeFigures } from '../../../src/digest/figures.ts';
+import { computeHighlights, NO_CHANGES } from '../../../src/digest/highlights.ts';
 import { collectWith, type DigestPeer, startDigestPeer } from './digest-peer.ts';
 
 let peer: DigestPeer;

@@ -10,8 +10,8 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ReportFolder } from '../../../src/adapters/local/report-folder.ts';
 import { EmlFileWriter } from '../../../src/adapters/mail/eml-file-writer.ts';
-import { digestLedgerKey } from '../../../src/jobs/digest/deliver.ts';
-import { previewDigest } from '../../../src/jobs/digest/preview.ts';
+import { digestLedgerKey } from '../../../src/core/delivery/ledger-keys.ts';
+import { previewDigest } from '../../../src/digest/preview.ts';
 import {
   CURRENT_WEEK,
   DIGEST_TODAY,

@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../../../src/adapters/aws/dynamodb-ledger.ts';
 import type { PulseConfig } from '../../../src/config/schema.ts';
-import type { CallRecord } from '../../../src/jobs/digest/data.ts';
-import { formatCount } from '../../../src/jobs/digest/format.ts';
-import { planDigestCalls } from '../../../src/jobs/digest/plan.ts';
-import { runDigest } from '../../../src/jobs/digest/run-digest.ts';
-import { parseIsoWeek } from '../../../src/jobs/digest/week.ts';
-import type { JobResult } from '../../../src/jobs/job-result.ts';
+import { parseIsoWeek } from '../../../src/core/calendar.ts';
+import type { JobResult } from '../../../src/core/job-result.ts';
+import type { CallRecord } from '../../../src/digest/data.ts';
+import { formatCount } from '../../../src/digest/format.ts';
+import { planDigestCalls } from '../../../src/digest/plan.ts';
+import { runDigest } from '../../../src/digest/run-digest.ts';
 import { fixedClock } from '../../../src/ports/clock.ts';
 import {
   AFTER_SEND,

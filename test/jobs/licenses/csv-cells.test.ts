@@ -1,7 +1,7 @@
 /** The shared CSV cell writer (formula neutralization + RFC 4180) and the snapshot's record reader, round trip. */
 import { describe, expect, it } from 'vitest';
-import { csvCell, csvRow, neutralizedCellValue } from '../../../src/jobs/licenses/csv-cells.ts';
-import { CsvRecordError, csvRecords } from '../../../src/jobs/licenses/csv-records.ts';
+import { CsvRecordError, csvRecords } from '../../../src/licenses/report/csv-records.ts';
+import { csvCell, csvRow, neutralizedCellValue } from '../../../src/licenses/shared/csv-cells.ts';
 
 /** `text` as UTF-8 bytes in chunks of `chunk` bytes (cutting through characters, as a stream may). */
 async function read(text: string, chunk = 3): Promise<string[][]> {

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.ts';
 import { ConsoleLogger } from '../../../src/adapters/console-logger.ts';
 import { type LicenseKeyRecord, type ReportingClient, TimeoutError } from '../../../src/client/index.ts';
-import { runLicenseSync, type SyncPorts } from '../../../src/jobs/licenses/run-sync.ts';
-import { SyncCsvError } from '../../../src/jobs/licenses/sync-csv.ts';
-import { resultWriter } from '../../../src/jobs/licenses/sync-result-file.ts';
+import { runLicenseSync, type SyncPorts } from '../../../src/licenses/sync/run-sync.ts';
+import { SyncCsvError } from '../../../src/licenses/sync/sync-csv.ts';
+import { resultWriter } from '../../../src/licenses/sync/sync-result-file.ts';
 import { signedInClient } from '../../helpers/emulator-config.ts';
 import { startTestEmulator } from '../../helpers/emulator-session.ts';
 

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smtpMailer } from '../../../src/adapters/mail/nodemailer-mailer.ts';
-import { runLicenseAlerts } from '../../../src/jobs/licenses/run-license-alerts.ts';
-import { unknownNoticeKey } from '../../../src/jobs/unknown-delivery-notice.ts';
+import { unknownNoticeKey } from '../../../src/core/delivery/unknown-delivery-notice.ts';
+import { runLicenseAlerts } from '../../../src/licenses/alerts/run-license-alerts.ts';
 import type { Mailer } from '../../../src/ports/mailer.ts';
 import { LICENSE_CLOCK, type LocalLicenses, startLocalLicenses } from '../../helpers/local-licenses.ts';
 import { type ScriptedSmtp, startScriptedSmtp } from '../../helpers/scripted-smtp.ts';

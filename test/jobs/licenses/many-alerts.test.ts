@@ -9,8 +9,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALERT_BATCH } from '../../../src/jobs/licenses/notify-recipient.ts';
-import { urgencyOf } from '../../../src/jobs/licenses/stage.ts';
+import { ALERT_BATCH } from '../../../src/licenses/alerts/notify-recipient.ts';
+import { urgencyOf } from '../../../src/licenses/alerts/stage.ts';
 import { csvRecords, type LocalLicenses, startLocalLicenses } from '../../helpers/local-licenses.ts';
 
 let env: LocalLicenses;

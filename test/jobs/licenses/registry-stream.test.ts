@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.ts';
 import { compareCodePoints } from '../../../src/api/code-point-order.ts';
 import type { ReportingClient } from '../../../src/client/index.ts';
-import { streamRegistry } from '../../../src/jobs/licenses/registry-stream.ts';
+import { streamRegistry } from '../../../src/licenses/shared/registry-stream.ts';
 import { signedInClient } from '../../helpers/emulator-config.ts';
 import { startTestEmulator } from '../../helpers/emulator-session.ts';
 

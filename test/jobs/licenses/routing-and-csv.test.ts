@@ -1,9 +1,9 @@
 /** Routing (first match wins, else the owner), the CSV cell rules (RFC 4180, formula injection) and the labels. */
 import { describe, expect, it } from 'vitest';
 import { Licenses } from '../../../src/config/licenses-schema.ts';
-import { csvCell, csvRow } from '../../../src/jobs/licenses/csv-cells.ts';
-import { labelsOf } from '../../../src/jobs/licenses/labels.ts';
-import { routerFor } from '../../../src/jobs/licenses/routing.ts';
+import { labelsOf } from '../../../src/licenses/alerts/labels.ts';
+import { routerFor } from '../../../src/licenses/alerts/routing.ts';
+import { csvCell, csvRow } from '../../../src/licenses/shared/csv-cells.ts';
 
 const licenses = Licenses.parse({
   owner: { address: 'owner@example.com' },

@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../../../src/adapters/aws/dynamodb-ledger.ts';
 import { reportingClientFor } from '../../../src/app/service-client.ts';
-import { addDays } from '../../../src/jobs/digest/week.ts';
-import { MAX_HTML_BYTES } from '../../../src/jobs/licenses/notify-recipient.ts';
-import { runLicenseAlerts } from '../../../src/jobs/licenses/run-license-alerts.ts';
+import { addDays } from '../../../src/core/calendar.ts';
+import { MAX_HTML_BYTES } from '../../../src/licenses/alerts/notify-recipient.ts';
+import { runLicenseAlerts } from '../../../src/licenses/alerts/run-license-alerts.ts';
 import { fixedClock } from '../../../src/ports/clock.ts';
 import { signedIn } from '../../helpers/emulator-session.ts';
 import { csvRecords, LICENSE_TODAY, type LocalLicenses, startLocalLicenses } from '../../helpers/local-licenses.ts';

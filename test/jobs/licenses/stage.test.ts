@@ -5,9 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LICENSE_STAGE_DEFAULTS } from '../../../src/config/licenses-schema.ts';
-import { localDateTime } from '../../../src/jobs/digest/week.ts';
-import { licenseAlertLedgerKey } from '../../../src/jobs/licenses/ledger-key.ts';
-import type { RegistryKey } from '../../../src/jobs/licenses/registry-key.ts';
+import { localDateTime } from '../../../src/core/calendar.ts';
+import { licenseAlertLedgerKey } from '../../../src/core/delivery/ledger-keys.ts';
 import {
   daysUntil,
   expiryStage,
@@ -15,7 +14,8 @@ import {
   type StageRules,
   stagesOf,
   urgencyOf,
-} from '../../../src/jobs/licenses/stage.ts';
+} from '../../../src/licenses/alerts/stage.ts';
+import type { RegistryKey } from '../../../src/licenses/shared/registry-key.ts';
 
 const RULES: StageRules = { ...LICENSE_STAGE_DEFAULTS, blockedSeenWithinDays: 7 };
 

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settleSinkMailEvents } from '../../../src/app/local-mail-events.ts';
-import { LICENSE_ALERT_PREFIX } from '../../../src/jobs/licenses/ledger-key.ts';
-import { DELIVERY_TAG, ledgerKeyOfTag } from '../../../src/ports/delivery-tag.ts';
+import { DELIVERY_TAG, ledgerKeyOfTag } from '../../../src/core/delivery/delivery-tag.ts';
+import { LICENSE_ALERT_PREFIX } from '../../../src/core/delivery/ledger-keys.ts';
 import { LICENSE_CLOCK, type LocalLicenses, startLocalLicenses } from '../../helpers/local-licenses.ts';
 
 const OWNER = 'license-owner@example.com';

@@ -15,9 +15,9 @@ import { DynamoDbSuppressionList } from '../../../src/adapters/aws/dynamodb-supp
 import { ensureTable, type RunningPeer, startDynalite } from '../../../src/adapters/local/peer-servers.ts';
 import { sesEventFor } from '../../../src/adapters/local/sink-mail-events.ts';
 import { type SmtpSink, startSmtpSink } from '../../../src/adapters/local/smtp-sink.ts';
-import { digestLedgerKey } from '../../../src/jobs/digest/deliver.ts';
-import { mailEventNoticeKey } from '../../../src/jobs/mail-events/delivery-of.ts';
-import { DELIVERY_TAG, deliveryTagOf } from '../../../src/ports/delivery-tag.ts';
+import { DELIVERY_TAG, deliveryTagOf } from '../../../src/core/delivery/delivery-tag.ts';
+import { digestLedgerKey } from '../../../src/core/delivery/ledger-keys.ts';
+import { mailEventNoticeKey } from '../../../src/mail-events/delivery-of.ts';
 import { type BundledConfigFile, writeBundledConfig } from '../../helpers/bundled-config-file.ts';
 import { type SesV2Stub, startSesV2Stub } from '../../helpers/sesv2-stub.ts';
 

@@ -9,11 +9,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SesEventBridgeEvent } from '../../../src/adapters/local/sink-mail-events.ts';
 import { settleSinkMailEvents } from '../../../src/app/local-mail-events.ts';
-import { digestLedgerKey } from '../../../src/jobs/digest/deliver.ts';
-import { runDigest } from '../../../src/jobs/digest/run-digest.ts';
-import { mailEventNoticeKey } from '../../../src/jobs/mail-events/delivery-of.ts';
-import { processMailEvents } from '../../../src/jobs/mail-events/run-mail-events.ts';
-import { DELIVERY_TAG, deliveryTagOf } from '../../../src/ports/delivery-tag.ts';
+import { DELIVERY_TAG, deliveryTagOf } from '../../../src/core/delivery/delivery-tag.ts';
+import { digestLedgerKey } from '../../../src/core/delivery/ledger-keys.ts';
+import { runDigest } from '../../../src/digest/run-digest.ts';
+import { mailEventNoticeKey } from '../../../src/mail-events/delivery-of.ts';
+import { processMailEvents } from '../../../src/mail-events/run-mail-events.ts';
 import { AFTER_SEND, LAST_WEEK, type LocalDigest, startLocalDigest } from '../../helpers/local-digest.ts';
 
 const PRODUCT = '12345678901';

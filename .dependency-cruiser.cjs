@@ -1,0 +1,77 @@
+/**
+ * The layout's rules (ARCHITECTURE.md), checked by `npm run check` (`depcruise`): a break fails with the rule's name
+ * and the import that breaks it. Each job is one room (src/digest, src/archive, src/licenses/*, src/mail-events);
+ * what they share is src/core; src/ports holds interfaces only; adapters implement ports; src/app, functions/ and
+ * bin/ wire them together.
+ */
+const JOBS = ['digest', 'archive', 'licenses/alerts', 'licenses/report', 'licenses/sync', 'mail-events'];
+const others = (job) => JOBS.filter((j) => j !== job && !(job.startsWith('licenses/') && j === 'licenses/shared'));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'Import circles tie files into one unit nobody can take apart; break the circle by moving what both need.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'ports-are-interfaces',
+      severity: 'error',
+      comment: 'src/ports holds interfaces only: it imports no job, no core, no adapter, no wiring.',
+      from: { path: '^src/ports/' },
+      to: { path: '^(src/(core|digest|archive|licenses|mail-events|adapters|app|cli|doctor)|functions|bin|lib)/' },
+    },
+    {
+      name: 'core-imports-no-job',
+      severity: 'error',
+      comment: 'src/core is what every job shares: it must not depend on one job, an adapter or the wiring.',
+      from: { path: '^src/core/' },
+      to: { path: '^(src/(digest|archive|licenses|mail-events|adapters|app|cli|doctor)|functions|bin|lib)/' },
+    },
+    ...JOBS.map((job) => ({
+      name: `jobs-do-not-import-each-other (${job})`,
+      severity: 'error',
+      comment: 'A job is one room: what two jobs share goes to src/core (or src/licenses/shared for the license jobs).',
+      from: { path: `^src/${job}/` },
+      to: { path: `^src/(${others(job).join('|')})/` },
+    })),
+    {
+      name: 'jobs-run-over-ports',
+      severity: 'error',
+      comment: 'Jobs are plain functions over ports: the adapters and the wiring come from src/app and functions/.',
+      from: { path: '^src/(core|digest|archive|licenses|mail-events)/' },
+      to: { path: '^(src/(adapters|app|cli|doctor)|functions|bin|lib)/' },
+    },
+    {
+      name: 'emulator-imports-only-the-operation-list',
+      severity: 'error',
+      comment: 'The emulator is a product of its own: of Pulse it shares only the operation ids (src/api).',
+      from: { path: '^emulator/' },
+      to: { path: '^(src/(?!api/)|lib/|functions/|bin/)' },
+    },
+    {
+      name: 'nothing-imports-the-wiring',
+      severity: 'error',
+      comment: 'bin/ and functions/ are entry points: wiring nothing else imports (tests excepted).',
+      from: { path: '^(src|lib|emulator)/' },
+      to: { path: '^(bin|functions)/' },
+    },
+    {
+      name: 'lib-is-infrastructure',
+      severity: 'error',
+      comment: 'lib/ builds the stack: it may read the config schema and names the code exports, never run a job.',
+      from: { path: '^lib/' },
+      to: { path: '^src/(digest|archive|licenses|mail-events|cli|doctor)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|cdk\\.out|\\.pulse|test-artifacts|coverage)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.mjs', '.js'] },
+  },
+};

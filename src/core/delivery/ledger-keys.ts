@@ -1,0 +1,60 @@
+/**
+ * The ledger keys of every delivery Pulse makes, in one place: the stack grants each job its keys' prefixes
+ * (lib/stacks/grants.ts), and the mail events read a bounced message's key back into its delivery
+ * (src/mail-events/delivery-of.ts).
+ *
+ * The digest's: one per digest, ISO week and recipient; the owner's "held" notices; the preview copies.
+ * The license jobs': one per license alert and one per license report delivery (below).
+ *
+ * The ledger key of one license alert: (product, key, stage, expiry date, recipient). The license key is free text
+ * (`#`, spaces, any unicode), so it is percent-encoded, which keeps `#` as the only separator; a key whose encoding
+ * would be long is replaced by its SHA-256, so the whole ledger key stays far below DynamoDB's 2,048-byte limit.
+ */
+import { createHash } from 'node:crypto';
+
+/** The ledger keys of the owner's "digest held" notices (src/digest/failure-notice.ts): `digest-held#<digest id>#<UTC day>`. */
+export const HELD_NOTICE_PREFIX = 'digest-held#';
+
+export const digestLedgerKey = (digestId: string, isoWeek: string, address: string) =>
+  `digest#${digestId}#${isoWeek}#${address.toLowerCase()}`;
+
+/** What names a `--preview --send-to` copy in its delivery tag: no ledger record, no owner's notice of a bounce. */
+export const PREVIEW_DELIVERY_PREFIX = 'digest-preview#';
+export const previewDeliveryKey = (digestId: string, isoWeek: string, address: string) =>
+  `${PREVIEW_DELIVERY_PREFIX}${digestId}#${isoWeek}#${address.toLowerCase()}`;
+
+/** The parts of a digestLedgerKey (the mail events name a delivery by its key); undefined for any other key. */
+export function parseDigestLedgerKey(key: string): { digestId: string; isoWeek: string; address: string } | undefined {
+  const m = /^digest#([a-z0-9][a-z0-9-]*)#(\d{4}-W\d{2})#(.+)$/.exec(key);
+  return m ? { digestId: m[1]!, isoWeek: m[2]!, address: m[3]! } : undefined;
+}
+
+const MAX_ENCODED = 400;
+
+export function encodeLicenseKey(licenseKey: string): string {
+  const encoded = encodeURIComponent(licenseKey);
+  if (encoded.length <= MAX_ENCODED) return encoded;
+  return `sha256-${createHash('sha256').update(licenseKey, 'utf8').digest('hex')}`;
+}
+
+export const LICENSE_ALERT_PREFIX = 'license-alert#';
+
+export const licenseAlertLedgerKey = (a: {
+  productId: string;
+  licenseKey: string;
+  /** The alert's stage (src/licenses/alerts/stage.ts). */
+  stage: string;
+  expiryDate: string | null;
+  address: string;
+}): string =>
+  `${LICENSE_ALERT_PREFIX}${a.productId}#${encodeLicenseKey(a.licenseKey)}#${a.stage}#${a.expiryDate ?? 'none'}#${a.address.toLowerCase()}`;
+
+/** The ledger key of one delivery of the weekly license report: (ISO week, recipient). */
+export const licenseReportLedgerKey = (isoWeek: string, address: string) =>
+  `license-report#${isoWeek}#${address.toLowerCase()}`;
+
+/** The parts of a licenseReportLedgerKey (the mail events name a delivery by its key); undefined for any other. */
+export function parseLicenseReportLedgerKey(key: string): { isoWeek: string; address: string } | undefined {
+  const m = /^license-report#(\d{4}-W\d{2})#(.+)$/.exec(key);
+  return m ? { isoWeek: m[1]!, address: m[2]! } : undefined;
+}

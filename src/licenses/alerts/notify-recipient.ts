@@ -1,0 +1,313 @@
+/**
+ * One recipient's email of a run, from the alerts spooled for it (alert-spool.ts), ALERT_BATCH at a time: claim each
+ * alert in the ledger (a conditional write each; alerts claimed by an earlier or a concurrent run drop out), fetch
+ * the usage of the batch's claimed keys, and add them to the draft (alert-email-draft.ts); then send the one email
+ * under all the claims (sendClaimed settles them together, reading their ledger keys back from disk). Nothing
+ * claimed → nothing sent. What the run holds is a batch and the draft's most urgent alerts, whatever the number of
+ * alerts. An email whose outcome is unknown is reported and told once to the owner (unknown-delivery-notice.ts);
+ * its alerts are sent again or recorded as delivered only when a person asks. A dry run reads the ledger instead of
+ * claiming, and neither sends nor writes.
+ */
+import { forEachWithConcurrency, mapWithConcurrency, type ReportingClient } from '../../client/index.ts';
+import type { LicensesConfig, PulseConfig } from '../../config/schema.ts';
+import { localDateTime } from '../../core/calendar.ts';
+import {
+  confirmUnknown,
+  type DeliveryPorts,
+  LEDGER_CALLS_IN_FLIGHT,
+  sendClaimed,
+  suppressionOf,
+} from '../../core/delivery/deliver-once.ts';
+import { licenseAlertsLabel } from '../../core/delivery/delivery-label.ts';
+import { tallyDelivery } from '../../core/delivery/delivery-tally.ts';
+import { noticeUnknownDelivery } from '../../core/delivery/unknown-delivery-notice.ts';
+import type { JobResult } from '../../core/job-result.ts';
+import type { ScratchDir } from '../../core/spill-file.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { Ledger } from '../../ports/ledger.ts';
+import type { MailMessage } from '../../ports/mailer.ts';
+import { type Alert, keyIdOf, type ShownAlert } from './alert.ts';
+import { renderLicenseAlertEmail } from './alert-email.ts';
+import { AlertEmailDraft } from './alert-email-draft.ts';
+import { type RecipientSpool, spooledAlerts } from './alert-spool.ts';
+import { type AlertSummary, alertView, stagesByUrgency, type ViewContext } from './alert-view.ts';
+import { addTo, EMAIL_COUNTERS, type LicenseAlertCounts } from './counts.ts';
+import { labelsOf } from './labels.ts';
+import type { LicenseRecipient } from './routing.ts';
+import { fetchUsage, type KeyUsage, type UsageWindows } from './usage.ts';
+
+/** Gmail clips HTML above 102 KB; the email stays below this with room for headers. */
+export const MAX_HTML_BYTES = 100_000;
+/** Alerts read back, claimed and looked up at a time. */
+export const ALERT_BATCH = 1000;
+
+/** Each alert with what `call` answered for it, in order, with as many ledger calls in flight as sendClaimed. */
+async function inBatches<T>(alerts: Alert[], call: (a: Alert) => Promise<T>): Promise<[Alert, T][]> {
+  const answers = await mapWithConcurrency(alerts, LEDGER_CALLS_IN_FLIGHT, call);
+  return answers.map((answer, i): [Alert, T] => [alerts[i]!, answer]);
+}
+
+export interface RunContext {
+  config: PulseConfig;
+  licenses: LicensesConfig;
+  ports: DeliveryPorts & { client: Pick<ReportingClient, 'dateRangeReport'>; ledger: Ledger; clock: Clock };
+  now: Date;
+  windows: UsageWindows;
+  /** Where the drafts keep their CSV lines and ledger keys. */
+  scratch: ScratchDir;
+  dryRun: boolean;
+  /**
+   * Alerts whose earlier email's outcome is unknown, after a person checked the mail server's log: `resend` sends
+   * them again, `confirm` records them as delivered without sending. Default: report them and tell the owner once.
+   */
+  unknownDeliveries: 'resend' | 'confirm' | undefined;
+  result: JobResult<LicenseAlertCounts>;
+}
+
+/** The unknown alerts met, and per email (the recipient's local date of its claims) what the owner is told. */
+interface UnknownTally {
+  /** The recipient's, which dates its emails. */
+  timeZone: string;
+  alerts: number;
+  first: Alert | undefined;
+  emails: Map<string, UnknownEmail>;
+}
+
+interface UnknownEmail {
+  alerts: number;
+  claimedAt: string;
+  reason: string;
+}
+
+export async function notifyRecipient(ctx: RunContext, spool: RecipientSpool): Promise<void> {
+  const { result } = ctx;
+  const { recipient } = spool;
+  // Asked before any claim, as deliverOnce does: a suppressed recipient's alerts stay unclaimed for after clearing.
+  const suppressed = ctx.dryRun ? undefined : await suppressionOf(ctx.ports, recipient.address);
+  if (suppressed) {
+    tallyDelivery(result, suppressed, `license alerts to ${recipient.address}`, EMAIL_COUNTERS);
+    return;
+  }
+  const names = new Map(ctx.config.products.map((p) => [p.id, p.name ?? p.id]));
+  const productName = (id: string) => names.get(id) ?? id;
+  const draft = new AlertEmailDraft(ctx.scratch, ctx.licenses.maxKeysInEmail, productName, !ctx.dryRun);
+  const unknown: UnknownTally = { timeZone: recipient.timeZone, alerts: 0, first: undefined, emails: new Map() };
+  let failure: unknown;
+  try {
+    for await (const batch of spooledAlerts(spool, ALERT_BATCH)) {
+      const due = ctx.dryRun ? await unsent(ctx, batch, unknown) : await claim(ctx, batch, draft, unknown);
+      if (due.length === 0) continue;
+      const usage = await batchUsage(ctx, due);
+      for (const a of due) {
+        const u = usage.get(keyIdOf(a.productId, a.key.licenseKey))!;
+        draft.add({ ...a, usage: u, labels: labelsOf({ ...a, licenseType: a.key.licenseType }, u, ctx.licenses) });
+      }
+      await draft.flushIfFull();
+    }
+  } catch (e) {
+    // Nothing was sent: give the claims back so the next run sends them.
+    if (!ctx.dryRun) await releaseAll(ctx, draft);
+    failure = e;
+  }
+  reportUnknown(ctx, unknown);
+  if (!ctx.dryRun) await tellOwner(ctx, recipient, unknown.emails);
+  if (failure !== undefined) throw failure;
+  const { summary } = draft;
+  if (summary.alerts === 0) return;
+  const address = recipient.address;
+  if (ctx.dryRun) {
+    result.outputs.push(`would tell ${address}: ${describe(summary)}`);
+    count(result, summary);
+    return;
+  }
+  const message = messageFor(ctx, recipient, draft, productName);
+  const delivery = await sendClaimed(ctx.ports, draft.ledgerKeys(), message);
+  tallyDelivery(result, delivery, `license alerts to ${address} (${summary.alerts} alerts)`, EMAIL_COUNTERS);
+  if (delivery.outcome === 'sent' || delivery.outcome === 'sentUnconfirmed') {
+    count(result, summary);
+    result.outputs.push(`told ${address}: ${describe(summary)}`);
+  }
+  if (delivery.outcome === 'unknown') {
+    // The ledger's own claim time, as a later run reads it, so both name the same notice.
+    const record = await ctx.ports.ledger.get(draft.firstClaim!).catch(() => undefined);
+    const claimedAt = record && record.state !== 'done' ? record.claimedAt : ctx.ports.clock.now().toISOString();
+    const email = { alerts: summary.alerts, claimedAt, reason: delivery.error ?? '' };
+    await tellOwner(ctx, recipient, new Map([[localDateTime(new Date(claimedAt), recipient.timeZone).date, email]]));
+  }
+}
+
+/** The usage of a batch's keys, by product and key. */
+async function batchUsage(ctx: RunContext, alerts: Alert[]): Promise<Map<string, KeyUsage>> {
+  const keysByProduct = new Map<string, Set<string>>();
+  for (const a of alerts) {
+    const keys = keysByProduct.get(a.productId) ?? new Set<string>();
+    keysByProduct.set(a.productId, keys);
+    keys.add(a.key.licenseKey);
+  }
+  const usage = new Map<string, KeyUsage>();
+  for (const [productId, keys] of keysByProduct) {
+    for (const [key, u] of await fetchUsage(ctx.ports.client, productId, [...keys], ctx.windows)) {
+      usage.set(keyIdOf(productId, key), u);
+    }
+  }
+  return usage;
+}
+
+/** Gives back every claim of the draft; a release that fails leaves the claim to expire into `unknown`. */
+async function releaseAll(ctx: RunContext, draft: AlertEmailDraft): Promise<void> {
+  await forEachWithConcurrency(draft.ledgerKeys(), LEDGER_CALLS_IN_FLIGHT, (key) =>
+    ctx.ports.ledger.release(key).catch(() => undefined),
+  );
+}
+
+/**
+ * One notice to the owner (`licenses.owner`) per unknown license alerts email, at most once each. An email is named
+ * by its recipient and the recipient's local date of its claims (one email per recipient and day), so a later run
+ * that finds its alerts still unknown sends no second notice.
+ */
+async function tellOwner(ctx: RunContext, recipient: LicenseRecipient, emails: Map<string, UnknownEmail>) {
+  const address = recipient.address;
+  for (const [date, email] of emails) {
+    const problem = await noticeUnknownDelivery(
+      ctx.ports,
+      {
+        ...licenseAlertsLabel(ctx.licenses, date, email.alerts),
+        deliveryKey: `license-alerts#${address.toLowerCase()}#${date}`,
+        from: ctx.config.mail.from,
+        command: 'pulse licenses alerts',
+      },
+      { address, claimedAt: email.claimedAt, reason: email.reason },
+    );
+    if (problem) {
+      ctx.result.ok = false;
+      ctx.result.errors.push(`license alerts to ${address}: ${problem}`);
+    }
+  }
+}
+
+function count(result: JobResult<LicenseAlertCounts>, summary: AlertSummary): void {
+  addTo(result, 'alertsSent', summary.alerts);
+  for (const [stage, n] of summary.byStage) addTo(result, `stage:${stage}`, n);
+  for (const [label, n] of summary.byLabel) addTo(result, `label:${label}`, n);
+}
+
+/** "3 alerts (before-7 ×2, over-quota ×1)". */
+function describe(summary: AlertSummary): string {
+  const parts = stagesByUrgency(summary).map(([s, n]) => `${s} ×${n}`);
+  return `${summary.alerts} alert${summary.alerts === 1 ? '' : 's'} (${parts.join(', ')})`;
+}
+
+/**
+ * Claims a batch of alerts; returns those this run now holds (recorded in the draft at once), counting the others.
+ * Alerts whose earlier email is unknown are confirmed (`confirm`), taken over to be sent again (`resend`), or
+ * tallied to be reported and told to the owner.
+ */
+async function claim(ctx: RunContext, alerts: Alert[], draft: AlertEmailDraft, unknown: UnknownTally) {
+  const claimed: Alert[] = [];
+  const unsettled: Alert[] = [];
+  const claimOptions = ctx.unknownDeliveries === 'resend' ? { takeOverUnknown: true } : {};
+  for (const [a, o] of await inBatches(alerts, (a) => ctx.ports.ledger.claim(a.ledgerKey, claimOptions))) {
+    if (o.outcome === 'claimed') {
+      draft.claimed(a.ledgerKey);
+      claimed.push(a);
+    } else if (o.outcome === 'done') addTo(ctx.result, 'alertsSkippedAlreadySent');
+    else if (o.outcome === 'busy') addTo(ctx.result, 'alertsInProgressElsewhere');
+    else if (ctx.unknownDeliveries === 'confirm') unsettled.push(a);
+    else {
+      const date = localDateTime(new Date(o.claimedAt), unknown.timeZone).date;
+      const email = unknown.emails.get(date) ?? { alerts: 0, claimedAt: o.claimedAt, reason: o.reason };
+      email.alerts++;
+      unknown.emails.set(date, email);
+      tallyUnknown(unknown, a);
+    }
+  }
+  if (unsettled.length > 0) {
+    const settled = await inBatches(unsettled, (a) =>
+      confirmUnknown({ ledger: ctx.ports.ledger, clock: ctx.ports.clock }, a.ledgerKey),
+    );
+    for (const [, now] of settled) {
+      if (now === 'confirmed') addTo(ctx.result, 'alertsConfirmed');
+      else if (now === 'alreadySent') addTo(ctx.result, 'alertsSkippedAlreadySent');
+      else addTo(ctx.result, 'alertsInProgressElsewhere');
+    }
+  }
+  return claimed;
+}
+
+function tallyUnknown(unknown: UnknownTally, a: Alert): void {
+  unknown.alerts++;
+  unknown.first ??= a;
+}
+
+/** Dry run: the alerts of a batch the ledger has no record of (read only). */
+async function unsent(ctx: RunContext, alerts: Alert[], unknown: UnknownTally): Promise<Alert[]> {
+  const due: Alert[] = [];
+  const records = await inBatches(alerts, (a) => ctx.ports.ledger.get(a.ledgerKey));
+  for (const [a, record] of records) {
+    if (record === undefined) due.push(a);
+    else if (record.state === 'done') addTo(ctx.result, 'alertsSkippedAlreadySent');
+    else if (record.state === 'in-progress') addTo(ctx.result, 'alertsInProgressElsewhere');
+    else if (ctx.unknownDeliveries === 'resend') due.push(a);
+    else tallyUnknown(unknown, a);
+  }
+  return due;
+}
+
+function reportUnknown(ctx: RunContext, unknown: UnknownTally): void {
+  const first = unknown.first;
+  if (first === undefined) return;
+  addTo(ctx.result, 'alertsUnknown', unknown.alerts);
+  ctx.result.ok = false;
+  ctx.result.errors.push(
+    `${unknown.alerts} alert(s) (first: product ${first.productId}, ${first.stage}) were in an email that may or ` +
+      "may not have gone out; not sent again. Check the mail server's log, then run `pulse licenses alerts " +
+      '--resend-unknown` (not delivered) or `--confirm-unknown` (delivered)',
+  );
+}
+
+/**
+ * The email with the most urgent alerts that fit: `maxKeys`, fewer if the HTML would pass MAX_HTML_BYTES. `shown`
+ * sorted by urgency; `summary` counts every alert the email carries (by default, `shown`).
+ */
+export function renderFitting(shown: ShownAlert[], maxKeys: number, viewCtx: ViewContext, summary?: AlertSummary) {
+  let limit = Math.min(maxKeys, shown.length);
+  let rendered = renderLicenseAlertEmail(alertView(shown, limit, viewCtx, summary));
+  while (Buffer.byteLength(rendered.html) > MAX_HTML_BYTES && limit > 1) {
+    limit = Math.max(1, Math.floor(limit * 0.7));
+    rendered = renderLicenseAlertEmail(alertView(shown, limit, viewCtx, summary));
+  }
+  return { rendered, limit };
+}
+
+function messageFor(
+  ctx: RunContext,
+  recipient: LicenseRecipient,
+  draft: AlertEmailDraft,
+  productName: (id: string) => string,
+): MailMessage {
+  const today = localDateTime(ctx.now, recipient.timeZone).date;
+  const viewCtx = { today, productName, windowDays: ctx.licenses.usage.windowDays, footer: 'Sent by Pulse' };
+  const { summary } = draft;
+  const { rendered, limit } = renderFitting(draft.top(), ctx.licenses.maxKeysInEmail, viewCtx, summary);
+  const { keys } = summary;
+  return {
+    from: ctx.config.mail.from,
+    to: recipient.address,
+    subject: `License alerts: ${keys} key${keys === 1 ? '' : 's'} need${keys === 1 ? 's' : ''} action (${today})`,
+    html: rendered.html,
+    text: rendered.text,
+    ...(limit < summary.alerts
+      ? {
+          attachments: [
+            {
+              filename: `license-alerts-${today}.csv`,
+              content: draft.csv(),
+              contentType: 'text/csv; charset=utf-8',
+            },
+          ],
+        }
+      : {}),
+    headers: { 'X-Pulse-License-Alerts': today },
+    ...(draft.delivery !== undefined ? { delivery: draft.delivery } : {}),
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * Who hears about a key: the first routing rule whose product, license type and key pattern all match gives its
+ * recipients; a key no rule matches goes to the owner. Patterns are compiled once per run.
+ */
+import type { LicensesConfig } from '../../config/schema.ts';
+import type { RegistryKey } from '../shared/registry-key.ts';
+
+export type LicenseRecipient = LicensesConfig['owner'];
+
+export type Router = (productId: string, key: Pick<RegistryKey, 'licenseKey' | 'licenseType'>) => LicenseRecipient[];
+
+export function routerFor(config: Pick<LicensesConfig, 'routing' | 'owner'>): Router {
+  const rules = config.routing.map((r) => ({
+    ...r,
+    pattern: r.keyPattern === undefined ? undefined : new RegExp(r.keyPattern, 'u'),
+  }));
+  const owner = [config.owner];
+  return (productId, key) => {
+    for (const r of rules) {
+      if (r.productIds && !r.productIds.includes(productId)) continue;
+      if (r.licenseTypes && !r.licenseTypes.includes(key.licenseType)) continue;
+      if (r.pattern && !r.pattern.test(key.licenseKey)) continue;
+      return r.recipients;
+    }
+    return owner;
+  };
+}
