@@ -35,7 +35,7 @@ import { csvCell, csvRow, neutralizedCellValue } from '../../src/licenses/shared
 import { startTestEmulator } from '../helpers/emulator-session.ts';
 import { addingListedNames } from '../helpers/hostile-listing.ts';
 import { type LocalDigest, startLocalDigest } from '../helpers/local-digest.ts';
-import { type ArchivePeers, NO_RAW_PRODUCT, startArchivePeers } from '../jobs/archive/archive-peers.ts';
+import { type ArchivePeers, NO_RAW_PRODUCT, startArchivePeers } from '../archive/archive-peers.ts';
 import { hostileView } from '../render/sample-views.ts';
 
 const P = '12345678901';
