@@ -60,6 +60,13 @@ module.exports = {
       to: { path: '^(bin|functions)/' },
     },
     {
+      name: 'functions-do-not-import-each-other',
+      severity: 'error',
+      comment: 'Each function is its own wiring; what two functions share lives in src/app (src/app/lambda).',
+      from: { path: '^functions/([^/]+)/' },
+      to: { path: '^functions/', pathNot: '^functions/$1/' },
+    },
+    {
       name: 'lib-is-infrastructure',
       severity: 'error',
       comment: 'lib/ builds the stack: it may read the config schema and names the code exports, never run a job.',

@@ -208,7 +208,7 @@ export function archiveCopyNotes(a: ArchiveCopyResult): string {
   deterministic ZIP files of ${large} and ${small}, built once in its memory: one stored (uncompressed) CSV entry
   of repeated rows with its CRC-32, so each file is exactly that size and passes the ZIP check. s3rver runs in the
   bench's main process on a directory in /dev/shm (no disk write-back in the timings). **Copy** = the job's copy
-  step, \`copyFile\` (src/jobs/archive/copy-file.ts), with the real \`S3ArchiveStore\` (${part} MiB parts, ${a.queueSize} in flight: its
+  step, \`copyFile\` (src/archive/copy/copy-file.ts), with the real \`S3ArchiveStore\` (${part} MiB parts, ${a.queueSize} in flight: its
   defaults) and the real \`ReportingClient.download\`; the one stand-in is the download-URL operation, answered with
   the URL the bench's listener signed (the emulator serves its own generated files, not a ${large} one). Each copy
   must come back \`archived\` with the file's SHA-256. **Raw** = \`fetch\` of the same URL streamed into plain
@@ -229,7 +229,7 @@ export function archiveCopyNotes(a: ArchiveCopyResult): string {
   (\`x-amz-content-sha256\`), so the signer does not hash the part a third time; it also computes the ZIP check's
   CRC-32 over the entry's data. The download is a bare HTTP/1.1 GET over a connection of its own
   (src/client/http-get.ts): the socket reads into one 64 KiB buffer (\`onread\`), and the multipart upload reads the
-  body through the tap (src/jobs/archive/download-tap.ts: hash, count, ZIP check) straight into its part buffers,
+  body through the tap (src/archive/copy/download-tap.ts: hash, count, ZIP check) straight into its part buffers,
   which are reused once their part is uploaded; nothing is allocated per chunk, which is also why the copy needs
   less CPU than the raw pipe through \`fetch\`. The storage listener, s3rver and the copier share this machine's two
   cores, so CPU the copier spends is taken from the servers.
@@ -265,9 +265,9 @@ function clientExportNotes(c: ClientExportResult): string {
   return `- **Client data** (bench/client-export.ts): the emulator (seed 7; ${large} clients in the first product, 10 % of
   that in the third; start-up ${s(c.emulatorStartupMs)} s) runs in a child process, s3rver in the bench's main process, each
   measurement in a fresh process; ${c.large.length} processes per product for the job, taking turns at going first.
-  \`archiveClientData\` (src/jobs/archive/client-data.ts) with the config's default properties reads the export
+  \`archiveClientData\` (src/archive/client-data.ts) with the config's default properties reads the export
   operation \`exportClientPropertyList\`: one CSV stream, converted chunk by chunk into NDJSON typed as the client
-  property list (\`clientPropertyList\`) types it (src/jobs/archive/client-csv.ts; numbers and booleans by the
+  property list (\`clientPropertyList\`) types it (src/archive/client-csv.ts; numbers and booleans by the
   property catalogue, \`productProperties\`), gzipped into a spool file,
   then uploaded with its SHA-256; the client count in the stored metadata must equal the product's. Of ${s(mid(c.large, (r) => r.ms))} s for
   ${large} clients (median), ${s(mid(c.large, (r) => r.spooledMs))} s are the stream, the conversion and gzip, the rest the upload of ${fileMb(typical)}; the

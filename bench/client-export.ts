@@ -3,7 +3,7 @@
  * (`node bench/client-export.ts`, run by bench/run.ts; prints one JSON line, `ClientExportResult`).
  * Processes: the emulator with 1 M clients runs in a child of its own (`… emulator N`, generation takes ~10 s);
  * s3rver runs in this process; every measurement runs in a fresh child (`… measure <what> <product> …`):
- * - `job`: the archive job's client data step as configured by default (src/jobs/archive/client-data.ts
+ * - `job`: the archive job's client data step as configured by default (src/archive/client-data.ts
  *   `archiveClientData`: the `exportClientPropertyList` CSV → NDJSON → gzip → spool file → the archive store) for the
  *   10 % product (100 k clients) and the first product (1 M), ROUNDS times each, taking turns, so peak RSS can be
  *   compared across a 10× difference;

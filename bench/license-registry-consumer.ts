@@ -164,7 +164,7 @@ export async function measureAlerts(
   const client = reportingClientFor(config.service, credentials, quiet);
   const db = dynamoDocumentClientFor({ endpoint: peers.dynamoEndpoint });
   const ledger = new DynamoDbLedger({ client: db, tableName: peers.tableName });
-  // As the function has it (src/app/runtime/state-table.ts): the suppression list in the ledger's table.
+  // As the function has it (src/app/lambda/state-table.ts): the suppression list in the ledger's table.
   const suppressions = new DynamoDbSuppressionList({ client: db, tableName: peers.tableName });
   const mailer = smtpMailer({ host: '127.0.0.1', port: peers.smtpPort, secure: false });
   const liveHeapStartMb = liveHeapMb();

@@ -118,7 +118,7 @@ ${resultsTable(rows(r))}
   function's NODE_OPTIONS (\`${flags}\`, from its memory: lib/constructs/node-options.ts), on which the targets
   are read; and **from the sources**, type-stripped, under this machine's V8 defaults (what \`pulse licenses\` does on
   a workstation), shown beside them.
-- The alerts rows run the real job, \`runLicenseAlerts\` (src/jobs/licenses/run-license-alerts.ts), ${aLarge.runs.length} runs per
+- The alerts rows run the real job, \`runLicenseAlerts\` (src/licenses/alerts/run-license-alerts.ts), ${aLarge.runs.length} runs per
   size and variant, sizes taking turns, as the hourly Lambda does: the emulator's first product, a \`licenses\`
   section with the owner and one route (keys ending in an even digit), the default stages, "now" pinned to noon of
   the emulator's today. The ledger is a \`DynamoDbLedger\` on dynalite and the mailer \`smtpMailer\` on the SMTP
@@ -127,7 +127,7 @@ ${resultsTable(rows(r))}
   ${aLarge.emails} emails whose CSV attachments hold every alert. Targets (issue 11): peak RSS ≤ 250 MB at 1M,
   ${met(aLarge.peakRssMb <= 250)} (${aLarge.peakRssMb} MB); 1M / 100k ≤ 1.15×, ${met(r.alertsRssRatio <= 1.15)} (${r.alertsRssRatio}×).
 - Why the job's memory does not grow with the registry: each key is evaluated as its page arrives and its alerts
-  are appended to a file per recipient (src/jobs/licenses/alert-spool.ts, in the OS temp dir, Lambda's /tmp),
+  are appended to a file per recipient (src/licenses/alerts/alert-spool.ts, in the OS temp dir, Lambda's /tmp),
   then read back 1000 at a time: claimed, their usage fetched, added to the email's draft
   (alert-email-draft.ts), which keeps the counts and the ${'`maxKeysInEmail`'} most urgent alerts in memory and the CSV
   lines and ledger keys on disk; the CSV reaches the mailer as a stream, the ledger keys reach \`sendClaimed\` as
@@ -138,7 +138,7 @@ ${resultsTable(rows(r))}
   ${aLarge.runs[0]!.startRssMb < aSrcLarge.runs[0]!.startRssMb ? aSrcLarge.runs[0]!.startRssMb - aLarge.runs[0]!.startRssMb : 0} MB more before the first key (type-stripping the sources, loading every module unbundled), and a young generation V8 lets grow to
   ${aSrcLarge.runs[0]!.newSpaceMb} MB on a machine this size: garbage room, not data. The Lambda's flags cap it at ${aLarge.runs[0]!.newSpaceMb} MB.
 - The bare-read rows isolate the stream: the same processes read the whole registry with \`streamRegistry\`
-  (src/jobs/licenses/registry-stream.ts) at the config's default concurrency (${r.concurrency}), 1000 keys per page, over one
+  (src/licenses/shared/registry-stream.ts) at the config's default concurrency (${r.concurrency}), 1000 keys per page, over one
   session, looking at every key (${small.runs.length} processes per size and variant). The stream holds at most
   ${r.concurrency} pages; the live heap after a full collection hardly moves (${live(small)} at ${count(small.registryKeys)}, ${live(large)} at ${count(large.registryKeys)}).
   As the Lambda runs: ${large.peakRssMb} MB (≤ 250) ${met(large.peakRssMb <= 250)}, ${r.rssRatio}× (≤ 1.15) ${met(r.rssRatio <= 1.15)}; from the sources:

@@ -150,7 +150,7 @@ export function digestNotes(render: RenderResult, charts: ChartsResult, bundle: 
   template that \`npm run build:templates\` compiled from templates/digest.mjml, HTML and plain-text part, median of
   2000 after 200 warm-ups; against compiling the MJML for every email and then filling it (median of 15). Met
   because MJML runs only at build time: at run time the templater walks a tree of closures compiled once per
-  process (src/render/templater.ts), with escaping and URL/CSS context checks decided at compile time.
+  process (src/core/render/templater.ts), with escaping and URL/CSS context checks decided at compile time.
 - **Charts** (bench/charts.ts): each kind as the digest draws it (552 px wide, PNG at 2×), \`renderChart\` end to
   end (validation, SVG layout with d3-scale/d3-shape, resvg-wasm rasterising, upng-js lossless re-encoding), p50 of
   ${charts.runs} after ${charts.warmUp} warm-ups. Most of a render is the re-encoding (upng-js maps the pixels to a palette and

@@ -1,7 +1,8 @@
-/** The archive plan step's runtime (functions/archive): the copier's ports plus the copy queue (SQS). */
+/** The plan step's runtime (functions/archive-plan): the archive steps' ports plus the copy queue (SQS). */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsCopyQueue } from '../../src/adapters/aws/sqs-copy-queue.ts';
 import { configFromBundle } from '../../src/app/bundled-config.ts';
+import { archiveStepPorts } from '../../src/app/lambda/archive-steps.ts';
 import {
   type BasePorts,
   type Env,
@@ -12,9 +13,8 @@ import {
 import type { PlanStepPorts } from '../../src/archive/plan-step.ts';
 import { ConfigError } from '../../src/config/load.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
-import { archiveCopierPorts } from '../archive-copy/runtime.ts';
 
-/** The copier's ports plus the copy queue (`PULSE_COPY_QUEUE_URL`). */
+/** The archive steps' ports plus the copy queue (`PULSE_COPY_QUEUE_URL`). */
 export function archivePlanPorts(config: PulseConfig, env: Env): PlanStepPorts & BasePorts {
   const queueUrl = env.PULSE_COPY_QUEUE_URL;
   if (!queueUrl) throw new ConfigError('PULSE_COPY_QUEUE_URL: not set');
@@ -24,7 +24,7 @@ export function archivePlanPorts(config: PulseConfig, env: Env): PlanStepPorts &
     'copy-queue',
     () => new SqsCopyQueue({ client: new SQSClient({}), queueUrl }),
   );
-  return { ...archiveCopierPorts(config, env), queue };
+  return { ...archiveStepPorts(config, env), queue };
 }
 
 /** The invocation's config and ports. */

@@ -1,5 +1,5 @@
 /**
- * Scheduled (daily) Lambda that checks the archive's manifest chain (src/jobs/archive/verify-chain.ts): every
+ * Scheduled (daily) Lambda that checks the archive's manifest chain (src/archive/verify-chain.ts): every
  * manifest links to the one before it with that one's SHA-256. A break (a manifest deleted, altered or inserted) is
  * the job's failure: `Pulse/JobFailed` for `archive-verify`, the "archive manifest chain broken" alarm. Read-only:
  * no service, so no credentials and no placeholder check. Thin by design.

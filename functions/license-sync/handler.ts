@@ -1,7 +1,7 @@
 /**
  * Lambda of the license registry sync, triggered by S3 when a CSV lands under `<prefix>/license-sync/incoming/`
  * (docs/licenses.md "License registry sync"). Thin by design: decode the event's keys, build the AWS adapters, run the job
- * (src/jobs/licenses/sync-upload.ts refuses hostile keys and writes the result file under `…/results/`).
+ * (src/licenses/sync/sync-upload.ts refuses hostile keys and writes the result file under `…/results/`).
  */
 import { jobMetricLine } from '../../src/app/job-metric.ts';
 import { refusePlaceholder } from '../../src/app/placeholder-guard.ts';

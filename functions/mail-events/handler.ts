@@ -1,6 +1,6 @@
 /**
  * SQS-triggered Lambda of the mail events: each record's body is the EventBridge event SES published for a bounce,
- * complaint or reject of a message sent with Pulse's configuration set (src/jobs/mail-events/: suppress, record on
+ * complaint or reject of a message sent with Pulse's configuration set (src/mail-events/: suppress, record on
  * the delivery's ledger record, tell the owner once). Records that could not be read or settled are handed back
  * (partial batch response) for SQS to deliver again, and dead-lettered after the last try. No Reporting Service
  * call, so no placeholder check. Thin by design.

@@ -10,7 +10,7 @@ import { MAIL_EVENT_METRICS, MAIL_EVENTS_JOB } from '../../src/app/job-metric.ts
 import { jobMetric } from './pulse-function.ts';
 import { QueueWorker } from './queue-worker.ts';
 
-/** The SES events Pulse reads (src/jobs/mail-events/ses-event.ts), as EventBridge's detail types name them. */
+/** The SES events Pulse reads (src/mail-events/ses-event.ts), as EventBridge's detail types name them. */
 export const MAIL_EVENT_DETAIL_TYPES = ['Email Bounced', 'Email Complaint Received', 'Email Rejected'];
 
 export interface MailEventsProps {
@@ -49,7 +49,7 @@ export class MailEvents extends Construct {
       handler: MAIL_EVENTS_JOB,
       environment: { ...props.environment, PULSE_TEMPLATES_DIR: '/var/task/templates' },
       config: props.config,
-      // The owners' notices are rendered from the failure-notice template (src/jobs/mail-events/mail-event-notice.ts).
+      // The owners' notices are rendered from the failure-notice template (src/mail-events/mail-event-notice.ts).
       assets: { 'templates/compiled/failure-notice.html': 'templates/failure-notice.html' },
       alarmTopic: props.alarmTopic,
       // A batch of ten events: a few ledger writes and at most one notice each.

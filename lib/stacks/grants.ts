@@ -17,10 +17,9 @@ export const ARCHIVE_RUN_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyn
 /**
  * The partition keys (`dynamodb:LeadingKeys`, StringLike) each job's items have: its deliveries, its own notices,
  * the owner's notice of an unknown delivery (`notice-unknown#<the delivery's key>`) and the failures it reported
- * (`failure-seen#<job>#…`, src/app/new-failures.ts). The builders are in
- * src/jobs (digest/deliver.ts, digest/failure-notice.ts, licenses/ledger-key.ts, licenses/run-license-report.ts,
- * licenses/notify-recipient.ts, unknown-delivery-notice.ts) and src/adapters/aws/dynamodb-archive-runs.ts; the
- * infra tests build real keys with them and match them against these.
+ * (`failure-seen#<job>#…`, src/app/new-failures.ts). The builders are src/core/delivery/ledger-keys.ts (used by
+ * the digest, the license alerts and the license report), src/core/delivery/unknown-delivery-notice.ts and
+ * src/adapters/aws/dynamodb-archive-runs.ts; the infra tests build real keys with them and match them against these.
  */
 export const STATE_KEYS = {
   digest: ['digest#*', 'digest-held#*', 'notice-unknown#digest#*', 'failure-seen#digest#*'],
@@ -30,7 +29,7 @@ export const STATE_KEYS = {
 } as const;
 
 /**
- * The mail events' items (src/jobs/mail-events/, src/adapters/aws/dynamodb-suppressions.ts): every mailing function
+ * The mail events' items (src/mail-events/, src/adapters/aws/dynamodb-suppressions.ts): every mailing function
  * reads the suppression list before it claims (GetItem); only the mail-events function adds to it (a conditional
  * put), records an event on a delivery's ledger record (a conditional update of the senders' delivery items, never
  * a new one) and sends the owner's notice (`notice-mail#…`, at most once). Clearing and listing are operators' (their
@@ -53,7 +52,7 @@ export function objectsUnder(prefix: string, ...parts: string[]): string {
 
 /**
  * The folders directly under the archive prefix that belong to the other jobs (the digest, the license report, the
- * license sync) or to the archive's own run records; the key builders in src/jobs name them, and the infra tests
+ * license sync) or to the archive's own run records; the key builders of the jobs (src/digest, src/licenses, src/archive) name them, and the infra tests
  * check these against keys they build.
  */
 export const ARCHIVE_RUN_FOLDERS = ['runs', 'manifests', 'coverage'] as const;

@@ -10,7 +10,7 @@
  *   tolerates one missing run, and the jobs are safe to run twice.
  * - **Flexible windows**: 10 minutes for the digest and the alerts (people wait for them after their send time; a few
  *   minutes is harmless), 15 for the weekly registry report, an hour for the nightly archive plan.
- * - **The archive plan** copies the service's daily files, whose dates are UTC days (src/jobs/archive/plan.ts), so it
+ * - **The archive plan** copies the service's daily files, whose dates are UTC days (src/archive/plan.ts), so it
  *   runs at 02:20 UTC, after the day has closed; the config gives the archive no zone of its own.
  * - **The archive's chain check** (archive-verify) runs at 06:20 UTC, four hours after the plan step, when the day's
  *   copies (and the manifest the last one writes) are normally done; a manifest written while it reads is either

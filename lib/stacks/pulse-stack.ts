@@ -26,7 +26,7 @@ import type { Construct } from 'constructs';
 import { CHART_ASSET_FILES } from '../../src/charts/assets.ts';
 import {
   type ArchiveConfig,
-  DEFAULT_ARCHIVE_PREFIX,
+  archivePrefixOf,
   DEFAULT_RETENTION,
   deployNames,
   type PulseConfig,
@@ -337,7 +337,7 @@ export class PulseStack extends Stack {
     this.allowObjects(copier.fn, {
       grants: [
         // GetObjectVersion: an archived object is judged by the version it was checked as
-        // (src/jobs/archive/archived-check.ts). Abort: a failed verification leaves no parts behind.
+        // (src/archive/copy/archived-check.ts). Abort: a failed verification leaves no parts behind.
         {
           patterns: patterns.exports,
           actions: ['s3:PutObject', 's3:GetObject', 's3:GetObjectVersion', 's3:AbortMultipartUpload'],
@@ -352,7 +352,7 @@ export class PulseStack extends Stack {
   }
 
   /**
-   * The manifest chain checked daily (src/jobs/archive/verify-chain.ts): a break reports `JobFailed`, whose alarm
+   * The manifest chain checked daily (src/archive/verify-chain.ts): a break reports `JobFailed`, whose alarm
    * says "archive manifest chain broken". Read-only: the manifests (GetObject), the bucket's listing and the key's
    * decrypt; no service, no secret, no table.
    */
@@ -453,7 +453,7 @@ export class PulseStack extends Stack {
 
   /** In AWS the archive is always the stack's bucket (bundled-config.ts), under the configured or default prefix. */
   get #archivePrefix(): string {
-    return this.#config.archive?.prefix ?? DEFAULT_ARCHIVE_PREFIX;
+    return archivePrefixOf(this.#config);
   }
 
   private withTemplates(setup: ReturnType<PulseStack['jobSetup']>) {
@@ -526,7 +526,7 @@ export class PulseStack extends Stack {
     configurationSet = this.mailEvents?.configurationSet.configurationSetName,
   ): void {
     const transport = config.mail.transport;
-    // Every sender reads the suppression list before it claims a delivery (src/jobs/deliver-once.ts).
+    // Every sender reads the suppression list before it claims a delivery (src/core/delivery/deliver-once.ts).
     this.allowState(fn, ['dynamodb:GetItem'], SUPPRESSION_KEYS);
     if (transport.kind === 'ses') {
       const region = transport.region ?? this.region;

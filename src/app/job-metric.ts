@@ -36,7 +36,7 @@ export interface JobMetricOptions {
 /** Metric name → the count it reports, first one present: digest and report `sent`, license alerts `emails`. */
 const COUNT_METRICS: Record<string, string[]> = { Sent: ['sent', 'emails'], Archived: ['archived'] };
 
-/** The job that reads SES's mail events (src/jobs/mail-events/), and its metrics: the counts summed into each. */
+/** The job that reads SES's mail events (src/mail-events/), and its metrics: the counts summed into each. */
 export const MAIL_EVENTS_JOB = 'mail-events';
 export const MAIL_EVENT_METRICS: Record<string, string[]> = {
   Bounced: ['bounced', 'transientBounces', 'suppressedBySes'],

@@ -12,13 +12,17 @@
 import type { ReportingClient } from '../client/index.ts';
 import type { Logger } from '../ports/logger.ts';
 
-/** The service ends a session 30 minutes after its last request (api-shapes §1.1, a decision; the emulator's default). */
+/**
+ * The service ends a session 30 minutes after its last request (a decision, and the emulator's default:
+ * docs/interface.md "Sessions").
+ */
 export const SERVICE_IDLE_TIMEOUT_MS = 30 * 60_000;
 
 /**
- * A kept session is used again only if the service saw it less than half its idle timeout ago: the timeout is the
- * spec's decision, not the real service's known value (api-shapes open point 2), so there is room for it to be
- * shorter; and a session idle that long belongs to a container the queue had no work for, a new one costs one sign-in.
+ * A kept session is used again only if the service saw it less than half its idle timeout ago: the timeout is
+ * Pulse's decision, not the real service's known value (still open: docs/interface.md "Sessions"), so there is room
+ * for it to be shorter; and a session idle that long belongs to a container the queue had no work for, a new one
+ * costs one sign-in.
  */
 export const MAX_REUSE_IDLE_MS = SERVICE_IDLE_TIMEOUT_MS / 2;
 

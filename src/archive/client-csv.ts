@@ -1,18 +1,19 @@
 /**
- * The client export's CSV ([31], api-shapes §12: RFC 4180 quoting, CRLF line ends) turned into NDJSON: one object
- * per client with the members and values the client property list [30] sends. The header names the members; each
- * column's kind says how its text becomes a JSON value, since the CSV carries text only (`8192` is a number for
- * `ram`, while `3.1` stays a string for `prodVersion`). A `<NULL>` cell is the string `"<NULL>"` in every column, as
- * in [30]. Text is never interpreted beyond that: HTML or JSON-looking values in a string column stay strings.
+ * The client export's CSV (exportClientPropertyList, docs/interface.md "Client export CSV": RFC 4180 quoting, CRLF line
+ * ends) turned into NDJSON: one object per client with the members and values the client property list
+ * (clientPropertyList) sends. The header names the members; each column's kind says how its text becomes a JSON value,
+ * since the CSV carries text only (`8192` is a number for `ram`, while `3.1` stays a string for `prodVersion`). A
+ * `<NULL>` cell is the string `"<NULL>"` in every column, as in clientPropertyList. Text is never interpreted beyond
+ * that: HTML or JSON-looking values in a string column stay strings.
  *
  * Built for a million rows in flat memory: rows are cut out of the decoded text with `indexOf`, each row's line is
  * concatenated from its cells' JSON without row objects or arrays, and written into the output buffer at once, so
  * what survives a row is bytes outside the JS heap rather than a tree of small strings for the collector to copy.
  *
- * The rows come from the shared strict reader (../strict-csv.ts: lenient where open point 17 leaves room, strict about
- * quoting, cell counts, UTF-8 and row length); this module adds what is strict about this CSV — a value that does not
- * fit its column's kind, a header that is not `clientId` plus the requested properties — each a ClientCsvError naming
- * the line.
+ * The rows come from the shared strict reader (../core/strict-csv.ts: lenient where the interface leaves room, strict
+ * about quoting, cell counts, UTF-8 and row length); this module adds what is strict about this CSV — a value that does
+ * not fit its column's kind, a header that is not `clientId` plus the requested properties — each a ClientCsvError
+ * naming the line.
  */
 
 import { NULL_VALUE } from '../client/index.ts';

@@ -36,7 +36,10 @@ export interface ClientDataTask {
   fileDate: string;
   key: string;
   properties: string[];
-  /** Where the clients come from (client-ndjson.ts): the export [31] by default, else the paged list [30]. */
+  /**
+   * Where the clients come from (client-ndjson.ts): the export (exportClientPropertyList) by default, else the paged
+   * list (clientPropertyList).
+   */
   source?: ClientSource;
 }
 

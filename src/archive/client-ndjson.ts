@@ -1,11 +1,13 @@
 /**
  * The NDJSON of a product's clients (one object per client, `clientId` and the requested properties, values as
- * [30] sends them), from either source the service offers:
- * - `export` (the default): the export operation [31], one CSV stream converted as it arrives (client-csv.ts). Few
- *   requests, and so little allocated per client that the job's memory stays flat however many clients there are.
- * - `pages`: the client property list [30], 200 clients per request, each record validated and serialised. Used when
- *   no property is requested ([31] needs at least one); kept as the evidenced operation ([31] is a decision of the
- *   spec, open point 17) and for comparison in bench/client-export.ts.
+ * clientPropertyList sends them), from either source the service offers:
+ * - `export` (the default): the client export exportClientPropertyList, one CSV stream converted as it arrives
+ *   (client-csv.ts). Few requests, and so little allocated per client that the job's memory stays flat however many
+ *   clients there are.
+ * - `pages`: the client property list clientPropertyList, 200 clients per request, each record validated and
+ *   serialised. Used when no property is requested (the export needs at least one); kept as the evidenced operation
+ *   (the export's format is a decision, still open: docs/interface.md "Client export CSV") and for comparison in
+ *   bench/client-export.ts.
  */
 import type { ClientRecord, ReportingClient } from '../client/index.ts';
 import { ClientCsvToNdjson, type ColumnKind } from './client-csv.ts';
@@ -45,7 +47,7 @@ export function clientNdjson(
   };
 }
 
-/** The export [31], one buffer of NDJSON per CSV chunk; `progress.rows` follows the rows converted. */
+/** exportClientPropertyList, one buffer of NDJSON per CSV chunk; `progress.rows` follows the rows converted. */
 async function* exported(
   client: ReportingClient,
   productId: string,
@@ -66,10 +68,10 @@ async function* exported(
 }
 
 /**
- * The JSON type [30] gives each property, from the property catalogue [4]: numbers and booleans by `dataType`, the
- * list properties as lists, everything else (strings, dates, and the hierarchical levels, which the catalogue does
- * not list) as strings. The client asks for the catalogue of the user's current product: the typed properties are
- * the built-in ones, the same in every product, and custom properties are strings.
+ * The JSON type clientPropertyList gives each property, from the property catalogue (productProperties): numbers and
+ * booleans by `dataType`, the list properties as lists, everything else (strings, dates, and the hierarchical levels,
+ * which the catalogue does not list) as strings. The client asks for the catalogue of the user's current product: the
+ * typed properties are the built-in ones, the same in every product, and custom properties are strings.
  */
 async function propertyKinds(client: ReportingClient): Promise<(name: string) => ColumnKind> {
   const catalogue = await client.productProperties();
@@ -80,7 +82,7 @@ async function propertyKinds(client: ReportingClient): Promise<(name: string) =>
   return (name) => (LIST_PROPERTIES.has(name) ? 'list' : (kinds.get(name) ?? 'string'));
 }
 
-/** The pages [30] as NDJSON text in batches; `counted` is called once per client. */
+/** The pages of clientPropertyList as NDJSON text in batches; `counted` is called once per client. */
 async function* paged(records: AsyncIterable<ClientRecord>, counted: () => void): AsyncGenerator<string> {
   let batch = '';
   for await (const c of records) {

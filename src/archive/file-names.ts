@@ -1,6 +1,6 @@
 /**
  * Export file names from the service are untrusted input: they become object keys. Only the documented patterns
- * (api-shapes §1.10) pass, for the product and family they were listed under:
+ * (docs/interface.md "File listings and names") pass, for the product and family they were listed under:
  *
  * | kind         | daily / open day                   | monthly                                     |
  * | ------------ | ---------------------------------- | ------------------------------------------- |

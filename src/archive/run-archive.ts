@@ -2,7 +2,7 @@
  * The export archive job, in one process: plan (list every export file of each product and kind, check names,
  * compute keys, see what the archive holds), then copy each file (bounded concurrency, all calls over one session),
  * then write the run's manifest and coverage report (finish-run.ts). The same function runs in `pulse archive`, in
- * `pulse start` and in tests; in AWS the same plan, copy and finish steps run split across functions (fan-out.ts).
+ * `pulse start` and in tests; in AWS the same plan, copy and finish steps run split across functions (plan-step.ts, copy-step.ts).
  */
 import { mapWithConcurrency, type ReportingClient } from '../client/index.ts';
 import type { ArchiveConfig, ArchiveKind, PulseConfig } from '../config/schema.ts';

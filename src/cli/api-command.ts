@@ -12,6 +12,7 @@ import { ReportingClient } from '../client/client.ts';
 import { ClientConfigError, ReportingServiceError } from '../client/errors.ts';
 import type { ExportClientPropertyListRequest } from '../client/families/client-profile.ts';
 import type { ClientOptions } from '../client/options.ts';
+import { exitCodesHelp } from './exit-codes.ts';
 import { exitCodeFor } from './failure.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import { type Output, outputOf, type PromptInput, promptPassword, readJsonArgument } from './terminal.ts';
@@ -36,7 +37,7 @@ Options:
   -h, --help          show this help
 
 The password is read from $PULSE_PASSWORD, or asked for when stdin is a terminal; there is no flag for it.
-Exit codes: 0 ok, 2 usage, 3 authentication, 4 service error, 5 network.
+${exitCodesHelp({ 1: 'Pulse failed (an unexpected error)' })}
 `;
 
 /** `stdin` for the password prompt; `process.stdin` when absent (tests pass a fake terminal). */

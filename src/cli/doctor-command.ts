@@ -20,6 +20,7 @@ import { describeFailure, masker } from './failure.ts';
 /** The doctor checks the real resources: its hints never suggest `--local`. */
 const NO_LOCAL = { noLocalMode: true } as const;
 
+import { exitCodesHelp } from './exit-codes.ts';
 import { type CliIo, EXIT, parseFlags } from './io.ts';
 
 export const DOCTOR_HELP = `Usage: pulse doctor [--config FILE] [--stack NAME] [--bucket NAME] [--table NAME] [--alarm-topic ARN] [--verbose]
@@ -57,14 +58,15 @@ Options:
 AWS credentials and region come from the usual AWS sources (AWS_PROFILE, AWS_REGION, …). Service calls are made
 once each (no retries) with a timeout of at most 10 s.
 
-Exit codes:
-  0  no check failed (warnings and skipped checks allowed)
-  1  a check failed for another reason (an SES identity not verified, the SES sandbox, …)
-  2  the config is invalid, or a flag
-  3  credentials or origin refused (the Reporting Service's, or AWS's)
-  4  a service answered with an error (an unknown product, a missing bucket or table)
-  5  network: the service or a peer could not be reached
-  With several failed checks, the first one's code.
+${exitCodesHelp(
+  {
+    0: 'no check failed (warnings and skipped checks allowed)',
+    1: 'a check failed for another reason (an SES identity not verified, the SES sandbox, no alarm subscriber, …)',
+    2: 'the config is invalid, or a flag',
+    4: 'a service answered with an error (an unknown product, a missing bucket or table)',
+  },
+  "With several failed checks, the first one's code.",
+)}
 `;
 
 const OPTIONS = {

@@ -1,16 +1,9 @@
 /**
  * How a command ends when something fails that is not a usage error: ONE line on stderr (what failed, what to do)
- * and a documented exit code; the stack trace only with `--verbose`. The exit code says what kind of failure it is,
- * whichever peer failed (Reporting Service, S3, DynamoDB; local or AWS), so scripts can tell "fix the credentials"
- * from "try again":
- *
- * | code | meaning                                                                                          |
- * | ---- | ------------------------------------------------------------------------------------------------ |
- * | 1    | the job held or failed something, or Pulse failed (work directory busy, an unexpected error)     |
- * | 2    | usage or configuration error (or --local without the dev dependencies): nothing was started      |
- * | 3    | credentials or origin refused (the Reporting Service's, or AWS's)                                |
- * | 4    | a service answered with an error (the Reporting Service, S3, DynamoDB)                           |
- * | 5    | network: a service could not be reached or did not answer in time                                |
+ * and an exit code (the table: exit-codes.ts); the stack trace only with `--verbose`. The code says what kind of
+ * failure it is, whichever peer failed (Reporting Service, S3, DynamoDB; local or AWS), so scripts can tell "fix the
+ * credentials" from "try again". FAILURES below decides it for Pulse's own errors, one row each; what is not one of
+ * them is judged by what it carries (a system network code, an AWS SDK answer).
  */
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { S3ServiceException } from '@aws-sdk/client-s3';
@@ -30,7 +23,8 @@ import {
   TimeoutError,
 } from '../client/errors.ts';
 import { ConfigError } from '../config/load.ts';
-import { type CliIo, EXIT, UsageError } from './io.ts';
+import { EXIT, type ExitCode } from './exit-codes.ts';
+import { type CliIo, UsageError } from './io.ts';
 
 export interface FailureContext {
   /** The work directory of a `--local` run: its peers' state is there. */
@@ -45,21 +39,44 @@ export interface Failure {
   line: string;
 }
 
-/** Exit code of a failure (see the table above). */
+/** Exit code of a failure (exit-codes.ts). */
 export const exitCodeFor = (e: unknown, ctx: FailureContext = {}): number => describeFailure(e, ctx).code;
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+const AT = 'the Reporting Service';
+/**
+ * Pulse's own errors: their exit code and what to add to their message (first match wins, so a subclass stands
+ * before its base class). A row without `whatToDo` prints the message alone: it already says what to do.
+ */
+const FAILURES: { error: ErrorClass; code: ExitCode; whatToDo?: string; prefix?: string }[] = [
+  { error: UsageError, code: EXIT.usage },
+  { error: ConfigError, code: EXIT.usage },
+  { error: ClientConfigError, code: EXIT.usage },
+  { error: FaultProfileError, code: EXIT.usage, prefix: '--faults' },
+  // --local in a production install: nothing was started, the message says what to install.
+  { error: LocalPeersMissingError, code: EXIT.usage },
+  { error: AuthenticationError, code: EXIT.auth, whatToDo: 'check the user name and password (service.credentials)' },
+  { error: OriginRejectedError, code: EXIT.auth, whatToDo: `service.origin must be the dashboard origin ${AT} allows` },
+  { error: CsrfError, code: EXIT.auth, whatToDo: `${AT} refused the session; run again` },
+  { error: SessionLimitError, code: EXIT.auth, whatToDo: 'the user holds too many sessions; wait until they expire' },
+  { error: NetworkError, code: EXIT.network, whatToDo: 'check service.baseUrl and the network, then run again' },
+  { error: TimeoutError, code: EXIT.network, whatToDo: 'check service.baseUrl and the network, then run again' },
+  { error: RateLimitedError, code: EXIT.service, whatToDo: `${AT} is busy; run again later` },
+  { error: ReportingServiceError, code: EXIT.service, whatToDo: `${AT} failed; run again later` },
+  // The stack's secret before an operator set it: the message names the secret and the command that sets it.
+  { error: PlaceholderCredentialsError, code: EXIT.auth },
+  // A work directory in use, or local state that cannot be read: the message names the folder and what to do.
+  { error: LocalStateError, code: EXIT.failure },
+];
 
 export function describeFailure(e: unknown, ctx: FailureContext = {}): Failure {
   const message = oneLine(e instanceof Error ? e.message : String(e));
-  if (e instanceof UsageError || e instanceof ConfigError || e instanceof ClientConfigError)
-    return { code: EXIT.usage, line: message };
-  if (e instanceof FaultProfileError) return { code: EXIT.usage, line: `--faults: ${message}` };
-  // --local in a production install: nothing was started, the message says what to install.
-  if (e instanceof LocalPeersMissingError) return { code: EXIT.usage, line: message };
-  if (e instanceof ReportingServiceError) return reportingFailure(e, message);
-  // The stack's secret before an operator set it: the message names the secret and the command that sets it.
-  if (e instanceof PlaceholderCredentialsError) return { code: EXIT.auth, line: message };
-  // A work directory in use, or local state that cannot be read: the message names the folder and what to do.
-  if (e instanceof LocalStateError) return { code: EXIT.failure, line: message };
+  const row = FAILURES.find((f) => e instanceof f.error);
+  if (row) {
+    const line = row.prefix ? `${row.prefix}: ${message}` : row.whatToDo ? `${message}: ${row.whatToDo}` : message;
+    return { code: row.code, line };
+  }
   // Before the AWS answers: the SDK's network errors carry `$metadata` too, but no answer.
   const network = networkCode(e);
   if (network) {
@@ -70,21 +87,6 @@ export function describeFailure(e: unknown, ctx: FailureContext = {}): Failure {
   if (aws) return aws;
   const name = e instanceof Error ? e.name : 'Error';
   return { code: EXIT.failure, line: `${name}: ${message}: run again with --verbose for the details` };
-}
-
-function reportingFailure(e: ReportingServiceError, message: string): Failure {
-  const at = 'the Reporting Service';
-  if (e instanceof AuthenticationError)
-    return { code: EXIT.auth, line: `${message}: check the user name and password (service.credentials)` };
-  if (e instanceof OriginRejectedError)
-    return { code: EXIT.auth, line: `${message}: service.origin must be the dashboard origin ${at} allows` };
-  if (e instanceof CsrfError) return { code: EXIT.auth, line: `${message}: ${at} refused the session; run again` };
-  if (e instanceof SessionLimitError)
-    return { code: EXIT.auth, line: `${message}: the user holds too many sessions; wait until they expire` };
-  if (e instanceof NetworkError || e instanceof TimeoutError)
-    return { code: EXIT.network, line: `${message}: check service.baseUrl and the network, then run again` };
-  if (e instanceof RateLimitedError) return { code: EXIT.service, line: `${message}: ${at} is busy; run again later` };
-  return { code: EXIT.service, line: `${message}: ${at} failed; run again later` };
 }
 
 /** S3 and DynamoDB (and other AWS SDK) errors, from AWS or from the local peers in the work directory. */

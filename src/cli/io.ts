@@ -7,8 +7,7 @@ export interface CliIo {
   env: Record<string, string | undefined>;
 }
 
-/** Exit codes shared by every command. */
-export const EXIT = { ok: 0, usage: 2, auth: 3, service: 4, network: 5, failure: 1 } as const;
+export { EXIT } from './exit-codes.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';

@@ -11,6 +11,7 @@
  * `runJob` then starts the peers (or builds the AWS adapters), signs in, runs the job and turns any failure into one
  * line and an exit code.
  */
+
 import { EmulatorConfigError, type EmulatorOptions, resolveOptions } from '../../emulator/options.ts';
 import { ConsoleLogger } from '../adapters/console-logger.ts';
 import type { SinkReaction } from '../adapters/local/sink-mail-events.ts';
@@ -29,6 +30,7 @@ import { ConfigError, configPath, loadConfig } from '../config/load.ts';
 import type { PulseConfig } from '../config/schema.ts';
 import { exitCodeOf, type JobResult } from '../core/job-result.ts';
 import type { JobPorts } from '../ports/job-ports.ts';
+import { exitCodesHelp } from './exit-codes.ts';
 import { reportFailure } from './failure.ts';
 import { faultsOption } from './faults-option.ts';
 import { type CliIo, UsageError } from './io.ts';
@@ -55,14 +57,8 @@ export const JOB_OPTIONS_HELP = `  --config FILE      pulse.config.json to use (
   --verbose          more log lines, and the stack trace of a failure
   -h, --help         show this help`;
 
-/** The exit codes of the job commands (failure.ts), for their --help. */
-export const JOB_EXIT_CODES_HELP = `Exit codes:
-  0  the job did what it should
-  1  the job held or failed something (listed on stderr and in --json "errors"), or Pulse failed
-  2  usage or configuration error (nothing was started)
-  3  credentials or origin refused (Reporting Service or AWS)
-  4  a service answered with an error (Reporting Service, S3, DynamoDB)
-  5  network: a service could not be reached or did not answer in time`;
+/** The exit codes of the job commands (exit-codes.ts), for their --help. */
+export const JOB_EXIT_CODES_HELP = exitCodesHelp({ 0: 'the job did what it should' });
 
 export interface JobFlags {
   config?: string | undefined;

@@ -4,10 +4,12 @@
  * again. The one way an address comes off: logged (a warning line: who was cleared, and what had suppressed it)
  * and printed. `pulse doctor` lists the suppressed addresses.
  */
+
 import { Email } from '../config/schema.ts';
 import type { JobResult } from '../core/job-result.ts';
+import { exitCodesHelp } from './exit-codes.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
-import { JOB_EXIT_CODES_HELP, JOB_OPTIONS, loadJob, report, runJob } from './job-command.ts';
+import { JOB_OPTIONS, loadJob, report, runJob } from './job-command.ts';
 
 export const MAIL_HELP = `Usage: pulse mail clear-suppression ADDRESS [options]
 
@@ -25,7 +27,7 @@ Options:
   --verbose          the stack trace of a failure
   -h, --help         show this help
 
-${JOB_EXIT_CODES_HELP.replace('the job held or failed something', 'the address was not suppressed (nothing changed)')}
+${exitCodesHelp({ 0: 'the address is mailed again', 1: 'the address was not suppressed (nothing changed), or Pulse failed' })}
 `;
 
 const OPTIONS = {

@@ -1,5 +1,5 @@
 /**
- * `--resend-unknown` / `--confirm-unknown` (ARCHITECTURE.md "Delivery states"): what a person decided about the
+ * `--resend-unknown` / `--confirm-unknown` (docs/delivery.md "Delivery states"): what a person decided about the
  * deliveries whose outcome is unknown, after checking the mail server's log. They exclude each other, and go with
  * nothing that only looks (`--preview`, `--dry-run`: `onlyLooks` names it).
  */

@@ -11,7 +11,7 @@ export { Email, ProductId, TimeZone, WEEKDAYS } from './common-schema.ts';
 
 /**
  * A config value that becomes part of archive keys: refused at load by the rule the key builders apply again
- * (src/ports/archive-key.ts), so a `..` prefix is a named field error before anything runs. Product and digest ids
+ * (src/core/archive-key.ts), so a `..` prefix is a named field error before anything runs. Product and digest ids
  * also end up in keys; their patterns (digits; lower-case letters, digits, dashes) are stricter than the rule.
  */
 const keyPart = (check: (value: string) => string | undefined) => (value: string, ctx: z.RefinementCtx) => {
@@ -30,6 +30,13 @@ export const DIGEST_SECTIONS = [
 
 /** Where archive keys start when the config names no `archive.prefix`. */
 export const DEFAULT_ARCHIVE_PREFIX = 'pulse';
+
+/**
+ * Where a job keeps what it archives: `archive.prefix` (its default from the schema), also for a config without an
+ * archive section (the digest's report link, the license report's folder).
+ */
+export const archivePrefixOf = (config: { archive?: { prefix: string } | undefined }): string =>
+  config.archive?.prefix ?? DEFAULT_ARCHIVE_PREFIX;
 /** The CloudFormation stack's name when `deploy.stackName` is not set. */
 export const DEFAULT_STACK_NAME = 'Pulse';
 /**
@@ -178,7 +185,7 @@ export const Archive = z.strictObject({
     .enum(['export', 'pages'])
     .default('export')
     .describe(
-      'where the client data comes from: the export operation [31] (one CSV stream) or the client property list [30] (paged)',
+      'where the client data comes from: the client export (exportClientPropertyList, one CSV stream) or the client property list (clientPropertyList, paged)',
     ),
   concurrency: z.number().int().min(1).max(32).default(4).describe('files copied at once'),
   // Read by the CDK app only (the bucket's Object Lock default retention); the jobs never change a retention.

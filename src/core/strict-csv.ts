@@ -1,8 +1,8 @@
 /**
- * The one strict, streaming RFC 4180 reader of Pulse, shared by the client export's CSV (archive/client-csv.ts) and
- * the license sync's input (licenses/sync-csv.ts). A subclass says what a header and a row mean; this class cuts
- * rows out of the decoded text with `indexOf` (a row without quotes, the usual one, costs a few `indexOf` calls) and
- * hands each complete row on once, with the line it starts on.
+ * The one strict, streaming RFC 4180 reader of Pulse, shared by the client export's CSV (src/archive/client-csv.ts) and
+ * the license sync's input (src/licenses/sync/sync-csv.ts). A subclass says what a header and a row mean; this class
+ * cuts rows out of the decoded text with `indexOf` (a row without quotes, the usual one, costs a few `indexOf` calls)
+ * and hands each complete row on once, with the line it starts on.
  *
  * Lenient where RFC 4180 practice varies (LF line ends, a leading UTF-8 BOM, no line end after the last row); strict
  * about everything that would change the data — quoting errors, a row with the wrong number of cells, invalid UTF-8,

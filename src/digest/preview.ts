@@ -9,10 +9,11 @@ import type { PulseConfig } from '../config/schema.ts';
 import { reportWeek } from '../core/calendar.ts';
 import { previewDeliveryKey } from '../core/delivery/ledger-keys.ts';
 import type { JobResult } from '../core/job-result.ts';
+import type { JobPorts } from '../ports/job-ports.ts';
 import type { Mailer } from '../ports/mailer.ts';
 import type { ReportPages } from '../ports/report-pages.ts';
 import { prepareDigest } from './prepare.ts';
-import { type DigestPorts, messageFor, reportPageName } from './run-digest.ts';
+import { messageFor, reportPageName } from './run-digest.ts';
 
 export interface PreviewOptions {
   digestIds?: string[];
@@ -26,7 +27,7 @@ export interface PreviewOptions {
 
 export async function previewDigest(
   config: PulseConfig,
-  ports: Pick<DigestPorts, 'client' | 'clock' | 'mailer'>,
+  ports: Pick<JobPorts, 'client' | 'clock' | 'mailer'>,
   opts: PreviewOptions,
 ): Promise<JobResult<{ previewed: number; sent: number }>> {
   const result = {

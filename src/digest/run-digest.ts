@@ -5,7 +5,7 @@
  * told to the owner once, and sent again only when someone asks (`unknownDeliveries: 'resend'`). The same function
  * runs in Lambda, in `pulse digest` and in tests.
  */
-import type { DigestConfig, PulseConfig } from '../config/schema.ts';
+import { archivePrefixOf, type DigestConfig, type PulseConfig } from '../config/schema.ts';
 import { isDue, reportWeek } from '../core/calendar.ts';
 import { confirmDelivered } from '../core/delivery/confirm-delivered.ts';
 import { deliverOnce } from '../core/delivery/deliver-once.ts';
@@ -18,9 +18,6 @@ import { archiveDigest, browserCopyKey, digestArchivePrefix } from './archive-di
 import { type DigestCounts, emptyDigestCounts, noticeUnknownDigestDelivery } from './deliver.ts';
 import { sendFailureNotice } from './failure-notice.ts';
 import { type PreparedDigest, prepareDigest, subjectOf } from './prepare.ts';
-
-/** The digest's ports: those of every job (src/ports/job-ports.ts). */
-export type DigestPorts = JobPorts;
 
 export interface DigestRunOptions {
   /** Only these digest ids (`--digest`). */
@@ -44,7 +41,7 @@ export type { DigestCounts } from './deliver.ts';
 
 export async function runDigest(
   config: PulseConfig,
-  ports: DigestPorts,
+  ports: JobPorts,
   opts: DigestRunOptions = {},
 ): Promise<JobResult<DigestCounts>> {
   const result: JobResult<DigestCounts> = {
@@ -75,7 +72,7 @@ function fail(result: JobResult, error: string): void {
 async function runOne(
   config: PulseConfig,
   digest: DigestConfig,
-  ports: DigestPorts,
+  ports: JobPorts,
   opts: DigestRunOptions,
   result: JobResult<DigestCounts>,
 ): Promise<void> {
@@ -105,7 +102,7 @@ async function runOne(
   if (!opts.dryRun) await tellOwner(config, digest, week.isoWeek, unknown, ports, result);
   if (recipients.length === 0 && !opts.dryRun) return;
 
-  const base = digestArchivePrefix(config.archive?.prefix ?? 'pulse', digest.id, week.isoWeek);
+  const base = digestArchivePrefix(archivePrefixOf(config), digest.id, week.isoWeek);
   const page = reportPageName(digest.id, week.isoWeek);
   const link = opts.dryRun ? null : await reportLink(ports, base, page);
   const prepared = await prepareDigest(config, digest, ports.client, week, {
@@ -139,7 +136,7 @@ async function runOne(
 export const reportPageName = (digestId: string, isoWeek: string) => `digest-${digestId}-${isoWeek}`;
 
 /** Where the email's "view in browser" points: the local page, else the archive's copy, else nowhere. */
-async function reportLink(ports: DigestPorts, base: string, page: string): Promise<string | null> {
+async function reportLink(ports: JobPorts, base: string, page: string): Promise<string | null> {
   if (ports.pages) return ports.pages.linkTo(page);
   const stored = ports.archive ? await ports.archive.linkTo(browserCopyKey(base)) : null;
   // Only a link a mail reader can open (an s3:// address without a public base URL is not one).
@@ -166,7 +163,7 @@ async function tellOwner(
   digest: DigestConfig,
   isoWeek: string,
   unknown: UnknownDelivery[],
-  ports: DigestPorts,
+  ports: JobPorts,
   result: JobResult<DigestCounts>,
 ): Promise<void> {
   for (const u of unknown) {

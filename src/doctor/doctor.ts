@@ -117,7 +117,7 @@ async function* productChecks(
       yield ok(`${name} ${feature}`, what);
     } catch (e) {
       if (feature === 'rawEvents' && e instanceof FeatureNotEnabledError)
-        // The archive records it as "not enabled" and carries on (src/jobs/archive/plan.ts): worth knowing, not fatal.
+        // The archive records it as "not enabled" and carries on (src/archive/plan.ts): worth knowing, not fatal.
         yield warn(
           `${name} ${feature}`,
           'the product has no raw data export feature: the archive records rawEvents as not enabled',

@@ -1,6 +1,6 @@
 /**
  * `pulse doctor`'s lines for the suppression list in the state table: one warning per address Pulse no longer
- * mails (a hard bounce or a complaint, src/jobs/mail-events/) saying since when, why, after which delivery and the
+ * mails (a hard bounce or a complaint, src/mail-events/) saying since when, why, after which delivery and the
  * command that clears it; one passed line when there is none. Skipped when the table is not configured or its own
  * check failed.
  */

@@ -2,7 +2,7 @@
  * One queued mail event read and checked: the SQS message body is the EventBridge event SES published for a message
  * sent with Pulse's configuration set ("Email Bounced", "Email Complaint Received", "Email Rejected"), whose `detail`
  * is SES's event publishing record (eventType, mail, bounce | complaint | reject). What does not read as one, or
- * names no Pulse delivery (the `pulse-delivery` tag, src/ports/delivery-tag.ts), is a MailEventError naming why.
+ * names no Pulse delivery (the `pulse-delivery` tag, src/core/delivery/delivery-tag.ts), is a MailEventError naming why.
  */
 import * as z from 'zod';
 import { DELIVERY_TAG, DeliveryTagError, ledgerKeyOfTag } from '../core/delivery/delivery-tag.ts';

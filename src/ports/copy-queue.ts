@@ -1,6 +1,6 @@
 /**
  * Copy queue port: where the archive's plan step hands its copy tasks in AWS (SQS, drained by the copier function).
- * Locally the copies run in-process instead (`runArchive`), so only the fan-out needs this port.
+ * Locally the copies run in-process instead (`runArchive`), so only the split run in AWS (plan-step.ts, copy-step.ts) needs this port.
  */
 import type { ArchiveKind } from '../config/schema.ts';
 
@@ -22,7 +22,7 @@ export interface PlannedFile {
 
 /** One file to copy, as it travels through the queue. */
 export interface CopyMessage {
-  /** The fan-out run it belongs to (archive-runs.ts). */
+  /** The archive run it belongs to (archive-runs.ts). */
   runId: string;
   file: PlannedFile;
 }

@@ -8,7 +8,7 @@
  * holder died somewhere between claiming and recording, so nobody knows whether the message left. An `unknown`
  * record is never taken over automatically — only a deliberate `claim(key, { takeOverUnknown: true })` (an operator's
  * `--resend-unknown`) does that — because for email a missing message is visible and alarmed, a duplicate is not
- * undoable. See ARCHITECTURE.md "Delivery states".
+ * undoable. See docs/delivery.md "Delivery states".
  */
 export type ClaimResult =
   /** This caller now owns the key (in-progress) and must call `complete`, `release` or `markUnknown`. */
@@ -29,7 +29,7 @@ export type LedgerRecord = (
   mailEvents?: MailEventNote[];
 };
 
-/** A bounce, complaint or reject of a sent message (src/jobs/mail-events/), as its delivery's record keeps it. */
+/** A bounce, complaint or reject of a sent message (src/mail-events/), as its delivery's record keeps it. */
 export interface MailEventNote {
   /** The event's own id: an event delivered twice is recorded once. */
   id: string;

@@ -19,7 +19,7 @@ export interface MailMessage {
   headers?: Record<string, string>;
   /**
    * The ledger key of the delivery this message is (deliver-once.ts sets it): the mailer sends it as the SES tag
-   * or SMTP header of src/ports/delivery-tag.ts, so a bounce or complaint can be matched back to it.
+   * or SMTP header of src/core/delivery/delivery-tag.ts, so a bounce or complaint can be matched back to it.
    */
   delivery?: string;
 }

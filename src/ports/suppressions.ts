@@ -1,6 +1,6 @@
 /**
  * The addresses Pulse does not mail: put there by the mail-events job after a hard bounce or a complaint
- * (src/jobs/mail-events/), read by deliverOnce before every claim, cleared only by an operator
+ * (src/mail-events/), read by deliverOnce before every claim, cleared only by an operator
  * (`pulse mail clear-suppression`). Adapter: DynamoDB, in the state table beside the ledger.
  */
 export type SuppressionReason = 'bounce' | 'complaint';

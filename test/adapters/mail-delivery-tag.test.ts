@@ -1,5 +1,5 @@
 /**
- * A sent message names its delivery (src/ports/delivery-tag.ts): the SES mailer sends every message with the
+ * A sent message names its delivery (src/core/delivery/delivery-tag.ts): the SES mailer sends every message with the
  * configuration set and the `pulse-delivery` tag (checked on the SendEmail input the SES v2 stub records, which
  * relays the raw MIME to the local SMTP sink), the SMTP mailer writes the same value as a header; deliverOnce names
  * the delivery by its ledger key. Real peers: dynalite for the ledger, the stub and the sink on 127.0.0.1.

@@ -66,6 +66,14 @@ describe('the layout rules', () => {
       'emulator/server.ts → src/client/client.ts',
     ],
     [
+      'functions-do-not-import-each-other',
+      {
+        'functions/archive-plan/runtime.ts':
+          "import { ports } from '../archive-copy/runtime.ts';\nexport const p = ports;\n",
+      },
+      'functions/archive-plan/runtime.ts → functions/archive-copy/runtime.ts',
+    ],
+    [
       'no-circular',
       {
         'src/digest/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n",
@@ -81,7 +89,7 @@ describe('the layout rules', () => {
       for (const [path, source] of Object.entries(files))
         for (const [, spec] of source.matchAll(/from '([^']+)'/g)) {
           const target = join(dirname(path), spec!);
-          withTargets[target] ??= 'export const plan = 1, held = 1, send = 1, s3 = 1, client = 1;\n';
+          withTargets[target] ??= 'export const plan = 1, held = 1, send = 1, s3 = 1, client = 1, ports = 1;\n';
         }
       const dir = tree(withTargets);
       const tops = [...new Set(Object.keys(withTargets).map((path) => path.split('/')[0]!))];

@@ -1,9 +1,9 @@
 /**
- * functions/archive-copy/handler.ts as Lambda runs it (its bundled config file, names from the environment, the AWS adapters pointed
- * at s3rver and dynalite), against an emulator with the service's own limit of 5 sessions per user. Each "container"
- * is a fresh import of the handler's modules, so it has its own module-scope session, as a Lambda container does.
- * Measured: the sign-ins of a whole run's copies in batches of four over as many containers as the session budget
- * gives the copiers.
+ * functions/archive-copy/handler.ts as Lambda runs it (its bundled config file, names from the environment, the AWS
+ * adapters pointed at s3rver and dynalite), against an emulator with the service's own limit of 5 sessions per user.
+ * Each "container" is a fresh import of the handler's modules, so it has its own module-scope session, as a Lambda
+ * container does. Measured: the sign-ins of a whole run's copies in batches of four over as many containers as the
+ * session budget gives the copiers.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { copierConcurrency } from '../../lib/stacks/session-budget.ts';
@@ -20,7 +20,7 @@ import { signedIn, type TestSession } from '../helpers/emulator-session.ts';
 import { MemoryCopyQueue } from '../helpers/memory-copy-queue.ts';
 import { type ArchivePeers, RUN_AT, startArchivePeers } from './archive-peers.ts';
 
-/** The service's limit (api-shapes §1.1), not the test emulators' roomy default. */
+/** The service's limit (docs/interface.md "Sessions"), not the test emulators' roomy default. */
 const SERVICE_SESSION_LIMIT = 5;
 const BATCH_SIZE = 4; // as the stack's event source delivers them
 

@@ -1,7 +1,7 @@
 /**
- * The client export CSV → NDJSON conversion on its own: values typed as [30] sends them, RFC 4180 quoting in every
- * shape, the same output however the bytes are split into chunks, and a named error (with its line) for everything
- * malformed. Over the real emulator: test/jobs/archive/client-data.test.ts.
+ * The client export CSV → NDJSON conversion on its own: values typed as clientPropertyList sends them, RFC 4180 quoting
+ * in every shape, the same output however the bytes are split into chunks, and a named error (with its line) for
+ * everything malformed. Over the real emulator: test/archive/client-data.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { ClientCsvError, ClientCsvToNdjson, type ColumnKind, MAX_ROW_CHARS } from '../../src/archive/client-csv.ts';
@@ -50,7 +50,7 @@ function failure(csv: string | Uint8Array, properties = PROPERTIES): ClientCsvEr
 }
 
 describe('values', () => {
-  it('types each column as [30] does and keeps <NULL> as the string "<NULL>" in every column', () => {
+  it('types each column as clientPropertyList does and keeps <NULL> as the string "<NULL>" in every column', () => {
     const csv =
       HEADER +
       '1F3A9C07B2D4E658,3.1,US,8192,false,"[{""eventCategory"":""File"",""eventName"":""Open"",""eventCount"":42}]"\r\n' +

@@ -1,6 +1,7 @@
 /**
  * The client data archive over real sockets: the emulator (with hostile values planted in its data) and s3rver.
- * What must hold: the export [31] gives the same clients and values as the paged list [30], typed as [30] types
+ * What must hold: the export (exportClientPropertyList) gives the same clients and values as the paged list
+ * (clientPropertyList), typed as clientPropertyList types
  * them, hostile text included; the count and SHA-256 are in the metadata; malformed or broken CSV fails the file
  * and nothing is committed.
  */
@@ -28,7 +29,7 @@ const HOSTILE = [
 ];
 
 let ap: ArchivePeers;
-/** Every property [30] can list: the catalogue's non-special ones, the levels and the list properties. */
+/** Every property clientPropertyList can list: the catalogue's non-special ones, the levels and the list properties. */
 let allProperties: string[];
 let clientIds: string[];
 let n = 0;
@@ -116,8 +117,8 @@ function exportAnswer(change: { edit: (csv: string) => string } | 'break'): Fetc
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-describe('client data from the export [31]', () => {
-  it('holds every client with every property, valued and typed as the client property list [30] sends them', async () => {
+describe('client data from the export (exportClientPropertyList)', () => {
+  it('holds every client with every property, valued and typed as the client property list (clientPropertyList) sends them', async () => {
     const fromExport = await archive();
     const fromPages = await archive({ source: 'pages' });
     expect(fromExport.outcome).toMatchObject({ outcome: 'archived' });

@@ -1,6 +1,7 @@
 /**
- * File names from the service against the documented patterns (api-shapes §1.10): every name the emulator lists
- * passes with its listed dates; hostile and foreign names are refused with a reason that quotes them safely.
+ * File names from the service against the documented patterns (docs/interface.md "File listings and names"): every name
+ * the emulator lists passes with its listed dates; hostile and foreign names are refused with a reason that quotes them
+ * safely.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.ts';

@@ -28,7 +28,7 @@ afterAll(async () => {
 const HOUR = 3_600_000;
 const at = (hoursAfterRun: number) => new Date(Date.parse(RUN_AT) + hoursAfterRun * HOUR).toISOString();
 
-function fanOutPorts(queue: MemoryCopyQueue, when = RUN_AT): PlanStepPorts {
+function planStepPorts(queue: MemoryCopyQueue, when = RUN_AT): PlanStepPorts {
   const clock = fixedClock(when);
   const db = dynamoDocumentClientFor({ endpoint: ap.peers.dynamodbEndpoint });
   return {
@@ -60,7 +60,7 @@ describe('the archive fanned out to copiers', () => {
 
   it('plans, keeps the plan in the archive and queues one task per file, client data first', async () => {
     queue = new MemoryCopyQueue();
-    ports = fanOutPorts(queue);
+    ports = planStepPorts(queue);
     planned = await runPlanStep(ap.config, ports);
     expect(planned.errors).toEqual([]);
     expect(planned.ok).toBe(true);
@@ -96,7 +96,7 @@ describe('the archive fanned out to copiers', () => {
 
   it('a second run copies nothing new, its manifest chained to the first', async () => {
     const q = new MemoryCopyQueue();
-    const p = fanOutPorts(q, at(24));
+    const p = planStepPorts(q, at(24));
     const plan = await runPlanStep(ap.config, p);
     expect(plan.counts).toMatchObject({ present: plan.counts.listed - 2, missing: 2 }); // a new day's client data
     const { finished } = await drain(p, q, 10);
@@ -109,7 +109,7 @@ describe('nothing is lost on the way', () => {
   it('a task the queue refuses is recorded as failed with the queue’s reason, and the run still finishes', async () => {
     const refused = (key: string) => key.includes(`/${RAW_PRODUCT}/rawEvents/`);
     const queue = new MemoryCopyQueue((m) => (refused(m.file.key) ? 'ThrottlingException: slow down' : undefined));
-    const ports = fanOutPorts(queue, at(48));
+    const ports = planStepPorts(queue, at(48));
     const plan = await runPlanStep(ap.config, ports, { productIds: [RAW_PRODUCT] });
     expect(plan.counts.notQueued).toBeGreaterThan(0);
     const { finished } = await drain(ports, queue, 10);
@@ -123,7 +123,7 @@ describe('nothing is lost on the way', () => {
 
   it('a message that is not a copy task is handed back (to be dead-lettered) and logged, nothing copied', async () => {
     const queue = new MemoryCopyQueue();
-    const ports = fanOutPorts(queue, at(72));
+    const ports = planStepPorts(queue, at(72));
     const hostile = {
       runId: 'x',
       file: {
@@ -181,18 +181,18 @@ describe('nothing is lost on the way', () => {
       await ap.remove(`${key}.sha256`);
     }
     const queue = new MemoryCopyQueue();
-    const ports = fanOutPorts(queue, at(96));
+    const ports = planStepPorts(queue, at(96));
     const lost = await runPlanStep(ap.config, ports, { productIds: [NO_RAW_PRODUCT] });
     expect(lost.counts.missing).toBe(3 + 1);
     queue.take(queue.messages.length); // the copier crashed on every delivery: the messages went to the dead-letter queue
 
     // Within the stale window the run is left alone; after it, the next plan step finishes it and queues the files again.
-    const soon = await runPlanStep(ap.config, fanOutPorts(new MemoryCopyQueue(), at(97)), {
+    const soon = await runPlanStep(ap.config, planStepPorts(new MemoryCopyQueue(), at(97)), {
       productIds: [NO_RAW_PRODUCT],
     });
     expect(soon.counts.staleRunsFinished).toBe(0);
     const retryQueue = new MemoryCopyQueue();
-    const later = fanOutPorts(retryQueue, at(96 + 14));
+    const later = planStepPorts(retryQueue, at(96 + 14));
     const next = await runPlanStep(ap.config, later, { productIds: [NO_RAW_PRODUCT] });
     expect(next.counts.staleRunsFinished).toBe(2);
     expect(next.ok).toBe(false);
@@ -231,7 +231,7 @@ describe('integrity in the fanned-out run', () => {
     await ap.overwrite(leftover, 'PK, cut short');
     await ap.remove(`${unchecked}.sha256`);
     const queue = new MemoryCopyQueue();
-    const ports = fanOutPorts(queue, at(200));
+    const ports = planStepPorts(queue, at(200));
     await runPlanStep(ap.config, ports, { productIds: [NO_RAW_PRODUCT], kinds: ['exceptions'] });
     const { finished } = await drain(ports, queue, 10);
     expect(finished[0]!.counts).toMatchObject({ repaired: 1, checksumsRepaired: 1, republished: 0, failed: 0 });
@@ -255,7 +255,7 @@ describe('integrity in the fanned-out run', () => {
       credentials: { userName: emu.credentials.userName, password: 'not-the-password' },
       maxRetries: 0,
     });
-    const planned = await runPlanStep(ap.config, { ...fanOutPorts(queue, at(201)), client: wrong });
+    const planned = await runPlanStep(ap.config, { ...planStepPorts(queue, at(201)), client: wrong });
     expect(planned.ok).toBe(false);
     expect(queue.messages).toEqual([]);
     const kinds = ap.config.products.length * ap.config.archive!.kinds.length;

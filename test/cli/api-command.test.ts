@@ -1,6 +1,7 @@
 /**
- * `pulse api` in-process against a real emulator: every operation id once with a minimal valid body (from
- * api-shapes.md), the usage, auth, service and network exit codes, the no-echo prompt and `--download`.
+ * `pulse api` in-process against a real emulator: every operation id once with a minimal valid body (as
+ * docs/interface.md describes it), the usage, auth, service and network exit codes, the no-echo prompt and
+ * `--download`.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

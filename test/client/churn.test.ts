@@ -1,6 +1,7 @@
 /**
- * [15]–[20] through the typed client against the emulator: each result equals the wire JSON; the lost-client
- * reports agree with the `lost` count of [7] for the same range and loss parameters.
+ * The churn reports (churnAndEngagement through churnLifetimeHistogram) through the typed client against the emulator:
+ * each result equals the wire JSON; the lost-client reports agree with the `lost` count of dateRangeReport for the same
+ * range and loss parameters.
  */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { ChurnHistogramResponse } from '../../src/client/families/churn.ts';
@@ -9,7 +10,7 @@ import { binEntries, binLowerBound } from '../../src/client/index.ts';
 import { expectSameAsWire, isCount, type Peer, periodStarts, startPeer } from './typed-vs-wire.ts';
 
 let peer: Peer;
-/** Clients lost in `lostRange` per [7]: the population of every lost-client report below. */
+/** Clients lost in `lostRange` per dateRangeReport: the population of every lost-client report below. */
 let lostClients: number;
 const lostRange = {
   startDate: '2026-06-01',
@@ -26,7 +27,7 @@ afterAll(() => peer.close());
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-describe('[15] churnAndEngagement', () => {
+describe('churnAndEngagement', () => {
   const cohort = {
     startDate: '2026-05-01',
     stopDate: '2026-07-31',
@@ -55,10 +56,10 @@ describe('[15] churnAndEngagement', () => {
   });
 });
 
-describe('[16]–[18] churn histograms', () => {
+describe('churnHistogramDays, churnHistogramRuntime and churnHistogramSessions', () => {
   const histograms = ['churnHistogramDays', 'churnHistogramRuntime', 'churnHistogramSessions'] as const;
 
-  it.each(histograms)('%s equals the wire JSON; ascending bins that add up to the lost clients of [7]', async (id) => {
+  it.each(histograms)("%s equals the wire JSON; ascending bins summing to dateRangeReport's lost count", async (id) => {
     const r: ChurnHistogramResponse = await peer.client[id](peer.productId, lostRange);
     await expectSameAsWire(peer, r, id, peer.productId, lostRange);
     expect(lostClients).toBeGreaterThan(0);
@@ -72,7 +73,7 @@ describe('[16]–[18] churn histograms', () => {
   });
 });
 
-describe('[19] churnLifetimeDataTable', () => {
+describe('churnLifetimeDataTable', () => {
   it('equals the wire JSON; the shared pager returns the same rows; segments count lost clients', async () => {
     const body = { ...lostRange, segmentBy: 'prodEdition', sorting: { events: 'uniqueUsersUsedAtLeastOnce' as const } };
     const full = await peer.client.churnLifetimeDataTable(peer.productId, body);
@@ -88,8 +89,8 @@ describe('[19] churnLifetimeDataTable', () => {
   });
 });
 
-describe('[20] churnLifetimeHistogram', () => {
-  it('equals the wire JSON; used + never used = the lost clients of [7] for every selector', async () => {
+describe('churnLifetimeHistogram', () => {
+  it('equals the wire JSON; used + never used = the lost clients of dateRangeReport for every selector', async () => {
     const listed = (await peer.client.listEvents(peer.productId)).result;
     const events = listed.slice(0, 2).map((c) => ({ category: c.category, name: c.categoryEventNames[0]!.eventName }));
     const body = { ...lostRange, events };

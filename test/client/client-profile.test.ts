@@ -50,7 +50,7 @@ async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
   return text + decoder.decode();
 }
 
-/** A [30] value as the export writes it in a CSV cell. */
+/** A clientPropertyList value as the export writes it in a CSV cell. */
 const asCell = (v: unknown) => (typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 beforeAll(async () => {
@@ -76,7 +76,7 @@ afterAll(async () => {
   await emu.close();
 });
 
-describe('[30] clientPropertyList', () => {
+describe('clientPropertyList', () => {
   it('returns the page the service serves, with "<NULL>" for missing values', async () => {
     const body = { properties: PROPERTIES };
     const res = await client.clientPropertyList(product, body);
@@ -145,8 +145,8 @@ describe('paging iterators', () => {
   });
 });
 
-describe('[31] exportClientPropertyList', () => {
-  it('streams a CSV equal to all [30] pages concatenated', async () => {
+describe('exportClientPropertyList', () => {
+  it('streams a CSV equal to all clientPropertyList pages concatenated', async () => {
     const globalFilters = { 'geography.continent': { type: 'stringArray' as const, value: ['EU', 'NA'] } };
     const [first, ...rest] = PROPERTIES as [string, ...string[]];
     const exported = await client.exportClientPropertyList(product, { properties: [first, ...rest], globalFilters });

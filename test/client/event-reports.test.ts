@@ -1,6 +1,7 @@
 /**
- * [10]–[14] through the typed client against the emulator: each result equals the wire JSON and holds the report's
- * invariants; the [11] pager returns exactly the rows of the unpaged table.
+ * The event tracking reports (lifetimeHistogram through advancedFullReport) through the typed client against the
+ * emulator: each result equals the wire JSON and holds the report's invariants; the lifetimeDataTable pager returns
+ * exactly the rows of the unpaged table.
  */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { ListEventsResponse } from '../../src/client/families/event-management.ts';
@@ -19,13 +20,13 @@ afterAll(() => peer.close());
 
 const range = { startDate: '2026-09-01', stopDate: '2026-10-31' };
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-/** Events of the product (from [6]) with a collection flag set. */
+/** Events of the product (from listEvents) with a collection flag set. */
 const selectors = (flag: 'basic' | 'advanced'): SingleEventSelector[] =>
   events.flatMap((c) =>
     c.categoryEventNames.filter((e) => e[flag]).map((e) => ({ category: c.category, name: e.eventName })),
   );
 
-describe('[10] lifetimeHistogram', () => {
+describe('lifetimeHistogram', () => {
   it('equals the wire JSON; bins ascend, list every selector in order, and add up to usedAtLeastOnce', async () => {
     const [a, b, c] = selectors('basic');
     const combination = { combiLabel: 'b or c', combiArray: [b!, c!] };
@@ -55,7 +56,7 @@ describe('[10] lifetimeHistogram', () => {
   });
 });
 
-describe('[11] lifetimeDataTable', () => {
+describe('lifetimeDataTable', () => {
   const sorting = { events: 'eventCounts' as const };
 
   it('unpaged: every row, equal to the wire JSON, integer counts, sorted as asked', async () => {
@@ -95,7 +96,7 @@ describe('[11] lifetimeDataTable', () => {
   });
 });
 
-describe('[12] basicDataTable', () => {
+describe('basicDataTable', () => {
   it('equals the wire JSON; covers the basic events; category usage is the sum of its events', async () => {
     const r = await peer.client.basicDataTable(peer.productId, range);
     await expectSameAsWire(peer, r, 'basicDataTable', peer.productId, range);
@@ -113,7 +114,7 @@ describe('[12] basicDataTable', () => {
   });
 });
 
-describe('[13] basicTimeline', () => {
+describe('basicTimeline', () => {
   it('equals the wire JSON; one entry per week, one value per selector in request order', async () => {
     const [a, b] = selectors('basic');
     const body = {
@@ -133,7 +134,7 @@ describe('[13] basicTimeline', () => {
   });
 });
 
-describe('[14] advancedFullReport', () => {
+describe('advancedFullReport', () => {
   it('equals the wire JSON; per segment and event, usage frequency adds up to the users who used it', async () => {
     const body = { ...range, events: selectors('advanced').slice(0, 2), segmentBy: 'prodEdition' };
     const r = await peer.client.advancedFullReport(peer.productId, body);

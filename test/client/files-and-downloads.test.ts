@@ -63,7 +63,7 @@ afterAll(async () => {
   await emu.close();
 });
 
-describe('latest lines [24] [27]', () => {
+describe('latest lines: customEventsLastLines, exceptionsLastLines', () => {
   it.each([
     ['customEventsLastLines', '/v3/customEventTracking/getLastLines'],
     ['exceptionsLastLines', '/v3/exceptionTracking/getLastLines'],
@@ -80,7 +80,7 @@ describe('latest lines [24] [27]', () => {
   });
 });
 
-describe('listings [25] [28] [32]', () => {
+describe('listings: customEventsListFiles, exceptionsListFiles, rawEventsListFiles', () => {
   it('equal what the service lists', async () => {
     expect(await client.customEventsListFiles(product)).toEqual(
       (await wire.get('/v3/customEventTracking/listFiles', product)).json,
@@ -93,7 +93,7 @@ describe('listings [25] [28] [32]', () => {
     expect(raw.fileList.length).toBeGreaterThan(0);
   });
 
-  it('are sorted by date on the client, whatever order the service sends (open point 16)', async () => {
+  it('are sorted by date on the client, whatever order the service sends (an open point)', async () => {
     // A fetch that reverses every listing array the service sends.
     const reversing = newClient({
       fetch: async (input, init) => {
@@ -121,7 +121,7 @@ describe('listings [25] [28] [32]', () => {
   });
 });
 
-describe('download addresses [26] [29] [33] and downloads', () => {
+describe('download addresses (customEventsDownloadUrl, exceptionsDownloadUrl, rawEventsDownloadUrl) and downloads', () => {
   it.each([
     ['customEventsListFiles', 'customEventsDownloadUrl', 'customEventsLastLines'],
     ['exceptionsListFiles', 'exceptionsDownloadUrl', 'exceptionsLastLines'],

@@ -6,7 +6,7 @@
  * The contract: wherever undici refuses an answer (throws, or errors while its body is read), httpGet refuses it
  * too; where undici accepts, httpGet returns the same status and body bytes — except for the cases marked
  * `stricter`, which httpGet refuses on purpose (each says why). One answer undici refuses by a rule of its own, not
- * llhttp's: an unsolicited 100 Continue (undici: "bad response"). RFC 9110 §15.2 has clients skip it, and so do
+ * llhttp's: an unsolicited 100 Continue (undici: "bad response"). RFC 9110 section 15.2 has clients skip it, and so do
  * httpGet and node:http, which runs the same llhttp; that case (`lenient`) is compared with node:http instead.
  */
 import http from 'node:http';
@@ -42,7 +42,7 @@ const corpus: Case[] = [
   {
     name: '100 Continue, then 200',
     wire: `HTTP/1.1 100 Continue\r\n\r\n${OK}Content-Length: 2\r\n\r\nok`,
-    lenient: 'undici refuses any 1xx it did not ask for; llhttp and RFC 9110 §15.2 skip it',
+    lenient: 'undici refuses any 1xx it did not ask for; llhttp and RFC 9110 section 15.2 skip it',
   },
   { name: 'a 403 error body', wire: 'HTTP/1.1 403 Forbidden\r\nContent-Length: 6\r\n\r\ndenied' },
   { name: 'a 404 delimited by the close', wire: 'HTTP/1.1 404 Not Found\r\n\r\n<Code>NoSuchKey</Code>' },

@@ -41,7 +41,7 @@ afterAll(async () => {
   await emu.close();
 });
 
-describe('[21] searchLicenseKeys', () => {
+describe('searchLicenseKeys', () => {
   it('returns the page the service serves, typed', async () => {
     const body = { paging: { startAt: 5, limit: 7 } };
     const res = await client.searchLicenseKeys(readProduct, body);
@@ -94,7 +94,7 @@ describe('searchLicenseKeysPages', () => {
   });
 });
 
-describe('[22]/[23] update and insert', () => {
+describe('updateLicenseKeys and insertLicenseKeys', () => {
   it('inserts new keys, reports failed items, and the typed view matches the raw result', async () => {
     const before = registryOf(writeProduct).records.length;
     const res = await client.insertLicenseKeys(writeProduct, {

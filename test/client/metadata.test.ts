@@ -1,4 +1,4 @@
-/** [4] productProperties, [5] propertyValues and [6] listEvents through the typed client, against the emulator. */
+/** productProperties, propertyValues and listEvents through the typed client, against the emulator. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/client/errors.ts';
 import { expectSameAsWire, type Peer, startPeer } from './typed-vs-wire.ts';
@@ -11,7 +11,7 @@ afterAll(() => peer.close());
 
 const codePointOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-describe('[4] productProperties', () => {
+describe('productProperties', () => {
   it('returns the wire JSON; every property names itself and its flags', async () => {
     const r = await peer.client.productProperties();
     await expectSameAsWire(peer, r, 'productProperties', undefined);
@@ -27,7 +27,7 @@ describe('[4] productProperties', () => {
   });
 });
 
-describe('[5] propertyValues', () => {
+describe('propertyValues', () => {
   it('lists values ascending, equal to the wire JSON, and continues after startAfter', async () => {
     const { client, productId } = peer;
     const body = { property: 'prodVersion' };
@@ -58,7 +58,7 @@ describe('[5] propertyValues', () => {
   });
 });
 
-describe('[6] listEvents', () => {
+describe('listEvents', () => {
   it('returns the wire JSON: categories by name with null last, events by name', async () => {
     const { client, productId } = peer;
     const r = await client.listEvents(productId);

@@ -61,7 +61,7 @@ const split = {
 const table = { startDate: '2026-09-01', stopDate: '2026-10-31', categorizeEvents: true as const };
 
 describe('a wrong shape fails naming the operation and the field path', () => {
-  it('[8] a count that is not a number, below a segment label that needs quoting', async () => {
+  it('currentReport: a count that is not a number, below a segment label that needs quoting', async () => {
     const body = { ...current, levels: { level1: { property: 'prodVersion' } } };
     const label = Object.keys((await client.currentReport(productId, body)).result.level1!)[0]!;
     expect(label).toContain('.');
@@ -72,26 +72,26 @@ describe('a wrong shape fails naming the operation and the field path', () => {
     expect(err.message).toContain(err.path);
   });
 
-  it('[7] through the generic call: the content-chosen layout keeps the full path', async () => {
+  it('dateRangeReport through the generic call: the content-chosen layout keeps the full path', async () => {
     rewrite = { on: '/generic/dateRange/', edit: (j) => (j.result['2026-10-12'].active = 'x') };
     const err = await shapeError(client.call('dateRangeReport', { productId, body: split }));
     expect([err.operationId, err.path]).toEqual(['dateRangeReport', 'result["2026-10-12"].active']);
   });
 
-  it('[7] a layout other than the one the request asks for', async () => {
+  it('dateRangeReport: a layout other than the one the request asks for', async () => {
     rewrite = { on: '/generic/dateRange/', edit: (j) => (j.result = { totals: { active: 1 } }) };
     const err = await shapeError(client.dateRangeReport(productId, split));
     expect(err.operationId).toBe('dateRangeReport');
     expect(err.path).toBe('result.totals');
   });
 
-  it('[11] a negative count inside a categorized row', async () => {
+  it('lifetimeDataTable: a negative count inside a categorized row', async () => {
     rewrite = { on: '/lifetime/dataTable/', edit: (j) => (j.result[1].categoryData[0].eventCount = -1) };
     const err = await shapeError(client.lifetimeDataTable(productId, table));
     expect([err.operationId, err.path]).toEqual(['lifetimeDataTable', 'result[1].categoryData[0].eventCount']);
   });
 
-  it('[11] well-formed flat rows where the request asked for categorized ones', async () => {
+  it('lifetimeDataTable: well-formed flat rows where the request asked for categorized ones', async () => {
     const flat = await client.lifetimeDataTable(productId, { ...table, categorizeEvents: false });
     rewrite = { on: '/lifetime/dataTable/', edit: (j) => (j.result = flat.result) };
     const err = await shapeError(client.lifetimeDataTable(productId, table));

@@ -1,4 +1,4 @@
-/** [7] dateRangeReport, [8] currentReport and [9] usageDistribution through the typed client, against the emulator. */
+/** dateRangeReport, currentReport and usageDistribution through the typed client, against the emulator. */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { BasicTimelineRequest } from '../../src/client/families/event-reports.ts';
 import type {
@@ -31,7 +31,7 @@ const countsAreIntegers = (c: Counts, statuses: string[] = base.clientStatus) =>
   Object.keys(c).join() === statuses.join() && Object.values(c).every(isCount);
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-describe('[7] dateRangeReport', () => {
+describe('dateRangeReport', () => {
   it('without a split: totals, equal to the wire JSON', async () => {
     const r = await peer.client.dateRangeReport(peer.productId, base);
     expectTypeOf(r).toEqualTypeOf<DateRangeTotalsResponse>();
@@ -77,10 +77,10 @@ describe('[7] dateRangeReport', () => {
   });
 });
 
-describe('[8] currentReport', () => {
+describe('currentReport', () => {
   const current = { startDate: '2026-10-01', clientStatus: ['new' as const, 'active' as const] };
 
-  it('without levels: totals of startDate…today, as [7] over the same range', async () => {
+  it('without levels: totals of startDate…today, as dateRangeReport over the same range', async () => {
     const r = await peer.client.currentReport(peer.productId, current);
     await expectSameAsWire(peer, r, 'currentReport', peer.productId, current);
     const range = await peer.client.dateRangeReport(peer.productId, { ...current, stopDate: TEST_TODAY });
@@ -103,7 +103,7 @@ describe('[8] currentReport', () => {
   });
 });
 
-describe('[9] usageDistribution', () => {
+describe('usageDistribution', () => {
   const body = { startDate: '2026-10-01', stopDate: '2026-10-31' };
 
   it('returns the wire JSON; active-day bins 1…31; nested histograms add up to users; bins ascend', async () => {

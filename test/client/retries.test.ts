@@ -1,7 +1,7 @@
 /**
- * The transport's retry policy (api-shapes §1.3) against injected faults: Cookie Missing, 429 with Retry-After,
- * 5xx bursts, timeouts and deadlines, network errors — and which operations may be repeated at all. Server hits
- * are counted on the wire (a recording `fetch`), so "not retried" is a fact, not a guess.
+ * The transport's retry policy (docs/interface.md "Safe-to-repeat requests") against injected faults: Cookie Missing,
+ * 429 with Retry-After, 5xx bursts, timeouts and deadlines, network errors — and which operations may be repeated at
+ * all. Server hits are counted on the wire (a recording `fetch`), so "not retried" is a fact, not a guess.
  */
 import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

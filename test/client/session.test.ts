@@ -223,8 +223,8 @@ describe('session limit', () => {
     const [first] = emu.state.sessions.liveSessionsOf(emu.credentials.userName).map((x) => x.token);
     fillSessions();
     // The emulator ends a live session that signs in again (so, short of sessions held elsewhere, never answers 409
-    // then); whether the real service does is open (api-shapes §14.2). Model a service that does not: sign-ins reach
-    // it without the session cookie.
+    // then); whether the real service does is open (docs/interface.md "Sessions"). Model a service that does not:
+    // sign-ins reach it without the session cookie.
     stripSessionAtSignIn(wire);
     // Two Cookie Missing answers make the client sign in again while its session is still valid.
     emu.faults.set({ rules: [{ operations: ['listEvents'], cookieMissingRate: 1, times: 2 }] });

@@ -1,5 +1,5 @@
 /**
- * Delivery states that never lie (ARCHITECTURE.md "Delivery states"), over the real local peers: dynalite for the
+ * Delivery states that never lie (docs/delivery.md "Delivery states"), over the real local peers: dynalite for the
  * ledger, the SMTP sink, and a scripted SMTP server for the mail server's faults. DynamoDB faults (a `complete` that
  * fails) are injected with a middleware on a document client of the same dynalite, because dynalite cannot fail on
  * demand. Time moves through the ledger's clock, never through sleeps.

@@ -49,7 +49,10 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-/** Clients lost in the range as [7] counts them (§5), straight from last-seen days. */
+/**
+ * Clients lost in the range as dateRangeReport counts them (docs/interface.md "Generic reports"), straight from
+ * last-seen days.
+ */
 function lostClients(
   start: string,
   stop: string,
@@ -67,7 +70,7 @@ function lostClients(
   return out;
 }
 
-describe('[16]–[18] lost-client histograms', () => {
+describe('churnHistogramDays, churnHistogramRuntime and churnHistogramSessions: lost-client histograms', () => {
   const cases = [
     {
       startDate: '2026-01-01',
@@ -172,7 +175,10 @@ interface PeriodCounts {
 }
 const pct = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((1000 * part) / whole) / 10);
 
-/** The §8 cohort table of the given members, computed period by period from install and last-seen days. */
+/**
+ * The churnAndEngagement cohort table (docs/interface.md "Churn reports") of the given members, computed period by
+ * period from install and last-seen days.
+ */
 function cohortTable(members: number[], start: string, split: DateSplit, dul: number): Record<string, PeriodCounts> {
   let periods = 0;
   while (addPeriods(parseDay(start)!, periods + 1, split) <= TODAY) periods++;
@@ -201,7 +207,7 @@ function cohort(start: string, stop: string, keep: (i: number) => boolean = () =
   return out;
 }
 
-describe('[15] churnAndEngagement', () => {
+describe('churnAndEngagement', () => {
   it('follows the whole cohort period by period since install ("all" without segmentBy)', async () => {
     for (const [split, start, stop, dul] of [
       ['month', '2025-03-01', '2025-08-31', 30],

@@ -42,7 +42,7 @@ async function allPages(body: object): Promise<{ items: Item[]; pages: Item[][] 
 const str = (name: string, i: number) => stringAt(pd.columns.get(name) as StringColumn, i);
 const indexOf = (id: string) => pd.clientIds.indexOf(id);
 
-describe('[30] clientPropertyList paging', () => {
+describe('clientPropertyList paging', () => {
   it('returns every client once, ascending, 200 per page, clientId only by default', async () => {
     const { items, pages } = await allPages({});
     expect(pages.length).toBe(Math.ceil(pd.n / CLIENT_PAGE_SIZE));
@@ -93,7 +93,7 @@ describe('[30] clientPropertyList paging', () => {
   });
 });
 
-describe('[30] property values', () => {
+describe('clientPropertyList property values', () => {
   const props = [
     'prodVersion',
     'geography.country',
@@ -236,7 +236,7 @@ describe('[30] property values', () => {
   });
 });
 
-describe('[31] exportClientPropertyList', () => {
+describe('exportClientPropertyList', () => {
   const props = [
     'prodVersion',
     'licenseStatus.blocked',
@@ -252,7 +252,7 @@ describe('[31] exportClientPropertyList', () => {
     return s.call('POST', `${EXPORT}/${s.productId}`, body, { headers });
   }
 
-  it('streams RFC 4180 CSV equal to all [30] pages concatenated', async () => {
+  it('streams RFC 4180 CSV equal to all clientPropertyList pages concatenated', async () => {
     const r = await exportCsv({ properties: props }, { 'Content-Type': '*/*' });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('text/csv; charset=utf-8');
@@ -275,7 +275,7 @@ describe('[31] exportClientPropertyList', () => {
     expect(r.text).toContain('"[{""eventCategory"":');
   });
 
-  it('applies globalFilters like [30]', async () => {
+  it('applies globalFilters like clientPropertyList', async () => {
     const globalFilters = {
       osLanguage: { type: 'regex', value: '^en-' },
       'licenseStatus.blocked': { type: 'boolean', value: false },

@@ -80,7 +80,7 @@ function expectedResult(users: Usage[], dayLabels: string[]) {
   );
 }
 
-describe('[9] usageDistribution', () => {
+describe('usageDistribution', () => {
   it('cross-tabulates active days, sessions and runtime of the clients active in the range', async () => {
     const body = { startDate: '2026-09-01', stopDate: '2026-10-15' };
     const r = await s.post(PATH, body);

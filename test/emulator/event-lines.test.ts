@@ -89,8 +89,8 @@ function expectClientCells(pd: ProductData, line: Line): void {
   for (const k of ['cpuCores', 'ram', 'displayCount', 'javaVmRam']) expect(line[k]).toBe(num(pd, k)(i));
 }
 
-describe('customEventsLastLines [24]', () => {
-  it('returns the field names in the [24] order with their labels', async () => {
+describe('customEventsLastLines', () => {
+  it('returns the field names in the customEventsLastLines order with their labels', async () => {
     const r = await s.post(CUST, { lineCount: 3 });
     expect(r.status).toBe(200);
     expect(Object.keys(r.json.fieldNames)).toEqual([...CLIENT_KEYS, 'event.category', 'event.name', 'event.data']);
@@ -177,7 +177,7 @@ describe('customEventsLastLines [24]', () => {
   });
 });
 
-describe('exceptionsLastLines [27]', () => {
+describe('exceptionsLastLines', () => {
   it('uses the exception columns and multi-line stack traces', async () => {
     const r = await s.post(EXC, { lineCount: 200 }, emu.products[1]!.productId);
     expect(r.status).toBe(200);

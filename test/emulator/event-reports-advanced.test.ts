@@ -1,5 +1,5 @@
 /**
- * [14] advancedFullReport over real sockets: per-event metrics over the clients active in the range, usageFrequency
+ * advancedFullReport over real sockets: per-event metrics over the clients active in the range, usageFrequency
  * buckets, the segmented flat layout and sort, and the rejection of non-advanced events.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,10 @@ const ADVANCED = '/v3/reporting/eventTracking/advanced/fullReport';
 const START = '2026-07-01';
 const STOP = '2026-10-31';
 const range = { startDate: START, stopDate: STOP };
-/** Bucket edges of api-shapes §7 [14]: 1, 2, 3, 4, 5, 6–7, 8–10, … 2001–5000, ≥ 5001. */
+/**
+ * The usageFrequency bucket edges of advancedFullReport (docs/interface.md "Event tracking reports"): 1, 2, 3, 4, 5,
+ * 6–7, 8–10, … 2001–5000, ≥ 5001.
+ */
 const EDGES = [1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 2000, 5000];
 
 interface Item {
@@ -82,7 +85,7 @@ function expected(e: number, population: number[]): Item['data'] {
 const activePopulation = () =>
   [...Array(pd.n).keys()].filter((i) => usageBetween(pd, i, parseDay(START)!, parseDay(STOP)!).activeDays > 0);
 
-describe('[14] advancedFullReport', () => {
+describe('advancedFullReport', () => {
   const events = [
     { category: 'File', name: 'Open' },
     { category: 'Report', name: 'Generate' },

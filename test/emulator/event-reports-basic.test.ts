@@ -1,5 +1,5 @@
 /**
- * [12] basicDataTable and [13] basicTimeline over real sockets, checked against range counts computed here from the
+ * basicDataTable and basicTimeline over real sockets, checked against range counts computed here from the
  * data model, and against each other (a timeline's periods add up to the data table's range total).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,7 +75,7 @@ function usage(from: number, to: number) {
   return u;
 }
 
-describe('[12] basicDataTable', () => {
+describe('basicDataTable', () => {
   it('lists every basic event by category with range counts and custom values', async () => {
     const r = await s.post(BASIC, range);
     expect(r.status).toBe(200);
@@ -142,7 +142,7 @@ describe('[12] basicDataTable', () => {
   });
 });
 
-describe('[13] basicTimeline', () => {
+describe('basicTimeline', () => {
   const zoom = { category: 'View', name: 'Zoom' };
   const pdfAndZoom = { combiLabel: 'PDF+Zoom', combiArray: [{ category: 'File', name: 'Export PDF' }, zoom] };
 
@@ -160,7 +160,7 @@ describe('[13] basicTimeline', () => {
     return out;
   }
 
-  it.each(['day', 'week', 'month'] as const)('%s periods add up to the [12] range total', async (dateSplit) => {
+  it.each(['day', 'week', 'month'] as const)('%s periods add up to the basicDataTable total', async (dateSplit) => {
     const r = await s.post(TIMELINE, { ...range, dateSplit, dataView: 'usageCounts', events: [zoom, pdfAndZoom] });
     expect(r.status).toBe(200);
     const t = r.json.result as Timeline;

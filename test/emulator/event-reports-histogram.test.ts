@@ -1,6 +1,6 @@
 /**
- * [10] lifetimeHistogram and [20] churnLifetimeHistogram over real sockets. Expected values are computed here from
- * the data model with the core activity helpers, and the bins are read back from their labels (§1.6), so the test
+ * lifetimeHistogram and churnLifetimeHistogram over real sockets. Expected values are computed here from the data model
+ * with the core activity helpers, and the bins are read back from their labels (docs/interface.md "Bins"), so the test
  * checks labels, edges and counts together.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +52,7 @@ function activity(i: number, end: number) {
   return { days, weeks: weeks.size, months: months.size };
 }
 
-/** A §1.6 label as a predicate: integer bins are closed ranges, decimal bins half-open [lo, hi). */
+/** A bin label as a predicate: integer bins are closed ranges, decimal bins half-open [lo, hi). */
 function binTest(label: string, integer: boolean): (v: number) => boolean {
   const open = /^≥ (\S+)$/.exec(label);
   if (open) return (v) => v >= Number(open[1]);
@@ -110,7 +110,7 @@ const clientUnit = (i: number, events: number[], end: number): Unit => ({
   ...activity(i, end),
 });
 
-describe('[10] lifetimeHistogram', () => {
+describe('lifetimeHistogram', () => {
   it('bins every population client by its lifetime counts with the default bins', async () => {
     const combi = { combiLabel: 'Editing', combiArray: [{ category: 'Edit', name: '.*', nameType: 'regex' }] };
     const r = await s.post(HIST, {
@@ -331,7 +331,7 @@ describe('[10] lifetimeHistogram', () => {
   });
 });
 
-describe('[20] churnLifetimeHistogram', () => {
+describe('churnLifetimeHistogram', () => {
   /** Clients lost in the range, by plain day arithmetic on lastSeenDay. */
   const lost = (d: number, mode: string) =>
     [...Array(pd.n).keys()].filter((i) => {

@@ -1,5 +1,5 @@
 /**
- * [11] lifetimeDataTable and [19] churnLifetimeDataTable over real sockets: rows, metrics, sorting, paging,
+ * lifetimeDataTable and churnLifetimeDataTable over real sockets: rows, metrics, sorting, paging,
  * categorizeEvents, segments and groupBy, checked against values computed here from the data model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,7 +81,7 @@ const alpha = (a: Row, b: Row) => {
 };
 const stop = () => parseDay(STOP)!;
 
-describe('[11] lifetimeDataTable', () => {
+describe('lifetimeDataTable', () => {
   it('returns one row per event, alphabetically, with lifetime metrics over the active population', async () => {
     const r = await s.post(TABLE, range);
     expect(r.status).toBe(200);
@@ -257,7 +257,7 @@ describe('[11] lifetimeDataTable', () => {
   });
 });
 
-describe('[19] churnLifetimeDataTable', () => {
+describe('churnLifetimeDataTable', () => {
   const body = { ...range, daysUntilDeclaredLost: 21, dateReportedLost: 'dateDeclaredLost' };
   const lost = () =>
     clients().filter((i) => {
@@ -285,7 +285,7 @@ describe('[19] churnLifetimeDataTable', () => {
     }
   });
 
-  it('pages and categorizes like [11]', async () => {
+  it('pages and categorizes like lifetimeDataTable', async () => {
     const full = (await s.post(CHURN_TABLE, body)).json as Table;
     const page = (await s.post(CHURN_TABLE, { ...body, paging: { startAt: 4, limit: 4 } })).json as Table;
     expect(page.result).toEqual(full.result.slice(4, 8));

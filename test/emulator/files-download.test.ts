@@ -29,7 +29,7 @@ async function urlFor(session: TestSession, api: string, fileName: string, produ
   return r.json.downloadUrl as string;
 }
 
-/** A bare GET, as §1.10 requires: no cookies, no Origin, no service headers. */
+/** A bare GET, as docs/interface.md "Download addresses" requires: no cookies, no Origin, no service headers. */
 async function fetchZip(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, { headers });
   return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
@@ -41,7 +41,7 @@ function csvRows(zip: Uint8Array): string[][] {
   return parseCsv(new TextDecoder().decode(entries[0]!));
 }
 
-describe('customEventsDownloadUrl [26]', () => {
+describe('customEventsDownloadUrl', () => {
   it('signs an absolute storage URL that serves the ZIP to a bare GET', async () => {
     const url = await urlFor(s, CUST, custName(YESTERDAY));
     expect(url.startsWith(`${emu.storageUrl}/`)).toBe(true);
@@ -192,7 +192,7 @@ describe('customEventsDownloadUrl [26]', () => {
   });
 });
 
-describe('exceptionsDownloadUrl [29] and rawEventsDownloadUrl [33]', () => {
+describe('exceptionsDownloadUrl and rawEventsDownloadUrl', () => {
   it('serves listed exception and raw files, and 404s the other family names', async () => {
     const pid = emu.products[1]!.productId;
     const exc = (await s.get(`${EXC}/listFiles`, pid)).json;

@@ -44,8 +44,8 @@ async function lastLineRows(api: string, productId = s.productId) {
   return { keys, rows, firstFullDay: parseDay(rows[0]![0]!.slice(0, 10))! + 1 };
 }
 
-describe('customEventsListFiles [25]', () => {
-  it('lists the open file, 90 finished days and 12 months, ascending, with §1.10 names', async () => {
+describe('customEventsListFiles', () => {
+  it('lists the open file, 90 finished days and 12 months, ascending, with the documented names', async () => {
     const r = await s.get(`${CUST}/listFiles`);
     expect(r.status).toBe(200);
     expect(Object.keys(r.json)).toEqual(['openDailyFiles', 'dailyFiles', 'monthlyFiles']);
@@ -107,7 +107,7 @@ describe('customEventsListFiles [25]', () => {
   });
 });
 
-describe('exceptionsListFiles [28]', () => {
+describe('exceptionsListFiles', () => {
   it('lists exactly the days that have exception lines', async () => {
     const r = await s.get(`${EXC}/listFiles`);
     expect(r.status).toBe(200);
@@ -145,8 +145,8 @@ describe('exceptionsListFiles [28]', () => {
   });
 });
 
-describe('rawEventsListFiles [32]', () => {
-  it('lists finished days only, as fileList, with the tracked events in the [24] columns', async () => {
+describe('rawEventsListFiles', () => {
+  it('lists finished days only, as fileList, with the tracked events in the customEventsLastLines columns', async () => {
     const pid = emu.products[1]!.productId;
     const r = await s.get(`${RAW}/listFiles`, pid);
     expect(r.status).toBe(200);

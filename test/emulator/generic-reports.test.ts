@@ -1,5 +1,5 @@
 /**
- * [7] dateRangeReport and [8] currentReport over real sockets. Expected counts are recomputed here, client by
+ * dateRangeReport and currentReport over real sockets. Expected counts are recomputed here, client by
  * client, straight from the data model and activity.ts — independently of the report's word-level counting.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,7 +68,7 @@ const valuesOf = (name: string) => {
 };
 const day = (s: string) => parseDay(s)!;
 
-describe('dateRangeReport [7]', () => {
+describe('dateRangeReport', () => {
   it('weekly new/active/lost match per-client counts in every week, every week present', async () => {
     const body = { startDate: '2025-11-21', stopDate: TEST_TODAY, clientStatus: ALL3, dateSplit: 'week', ...LOST30 };
     const r = await s.post(DATE_RANGE, body);
@@ -291,7 +291,7 @@ describe('dateRangeReport [7]', () => {
     }
   });
 
-  it('explicit segments, limit and includeNull follow §1.8', async () => {
+  it('explicit segments, limit and includeNull follow the documented segment rules', async () => {
     const body = {
       startDate: '2026-01-01',
       stopDate: TEST_TODAY,
@@ -422,8 +422,8 @@ describe('dateRangeReport [7]', () => {
   });
 });
 
-describe('currentReport [8]', () => {
-  it('without levels: totals of the window startDate…today, as [7] over the same range', async () => {
+describe('currentReport', () => {
+  it('without levels: totals of the window startDate…today, as dateRangeReport over the same range', async () => {
     const body = {
       startDate: '2026-09-01',
       clientStatus: ALL3,
@@ -431,7 +431,7 @@ describe('currentReport [8]', () => {
       dateReportedLost: 'dateLastSeen',
     };
     const [cur, range] = await Promise.all([
-      s.post(CURRENT, { ...body, stopDate: '2026-09-10', dateSplit: 'week' }), // members of [7] only: ignored
+      s.post(CURRENT, { ...body, stopDate: '2026-09-10', dateSplit: 'week' }), // dateRangeReport's members only: ignored
       s.post(DATE_RANGE, { ...body, stopDate: TEST_TODAY }),
     ]);
     expect(cur.status).toBe(200);

@@ -1,6 +1,6 @@
 /**
- * [21] with a `licenseKey` string or stringArray filter answers from the registry's index (no scan): the same
- * records, order, count and paging as the filter applied to every record, combined with the other filters.
+ * searchLicenseKeys with a `licenseKey` string or stringArray filter answers from the registry's index (no scan): the
+ * same records, order, count and paging as the filter applied to every record, combined with the other filters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.ts';

@@ -27,7 +27,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-// Independent re-statements of the §9 rules, computed straight from the registry.
+// Independent re-statements of the registry rules (docs/interface.md "License key registry"), computed straight from
+// the registry.
 const byCodePoints = (a: string, b: string) => {
   const x = Array.from(a, (c) => c.codePointAt(0)!);
   const y = Array.from(b, (c) => c.codePointAt(0)!);
@@ -73,7 +74,7 @@ async function expectFilter(filters: unknown, keep: (r: LicenseKeyRecord, k: num
 }
 const upsert = (body: unknown, method: 'POST' | 'PATCH' = 'POST') => s.call(method, `${UPDATE}/${s.productId}`, body);
 
-describe('[21] searchLicenseKeys', () => {
+describe('searchLicenseKeys', () => {
   it('returns the first 100 records in code-point order, with the wire shape', async () => {
     const r = await s.post(SEARCH);
     expect(r.status).toBe(200);
@@ -225,7 +226,7 @@ describe('[21] searchLicenseKeys', () => {
   });
 });
 
-describe('[22]/[23] updateLicenseKeys and insertLicenseKeys', () => {
+describe('updateLicenseKeys and insertLicenseKeys', () => {
   it('answers 400 only for the shape of the whole request, on PATCH and POST alike', async () => {
     const before = reg().records.length;
     const cases: [unknown, string][] = [
@@ -396,7 +397,7 @@ describe('[22]/[23] updateLicenseKeys and insertLicenseKeys', () => {
     expect(blockedClients({ 'licenseStatus.blocked': { type: 'boolean', value: true } })).toEqual(holders);
     const got = await search({ licenseStatus: [{ blocked: true }] });
     expect(got.result.map((x) => x.licenseKey)).toContain(keyOf(k));
-    // And over the wire, through the client property list [30].
+    // And over the wire, through the client property list (clientPropertyList).
     const listed = new Map<string, unknown>();
     for (let startAtClientId: string | undefined, end = false; !end; ) {
       const r = await s.post('/v3/reporting/clientPropertyList', {

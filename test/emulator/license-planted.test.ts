@@ -49,7 +49,10 @@ async function record(key: string) {
   return r.json.result[0];
 }
 
-/** Active clients per key over [from, to], as the alerts read them: [7] filtered on the keys, level1 licenseKey. */
+/**
+ * Active clients per key over [from, to], as the alerts read them: dateRangeReport filtered on the keys, level1
+ * licenseKey.
+ */
 async function activePerKey(keys: string[], from: number, to: number): Promise<Map<string, number>> {
   const r = await s.post('/v3/reporting/generic/dateRange', {
     startDate: formatDay(from),

@@ -11,7 +11,7 @@ let s: TestSession;
 let pd: ProductData;
 const VALUES = '/v3/meta/propertyValues';
 
-// More clients than one [5] page holds, so clientId values span two pages.
+// More clients than one propertyValues page holds, so clientId values span two pages.
 beforeAll(async () => {
   emu = await startTestEmulator({ clients: 1500 });
   s = await signedIn(emu);
@@ -32,7 +32,7 @@ function distinct(name: string): string[] {
 
 const values = (r: { json: { result: { value: string }[] } }) => r.json.result.map((x) => x.value);
 
-describe('[4] productProperties', () => {
+describe('productProperties', () => {
   it('answers both path forms; without a product it describes the current product', async () => {
     const bare = await s.call('GET', '/v3/meta/productProperties');
     const withId = await s.get('/v3/meta/productProperties');
@@ -85,7 +85,7 @@ describe('[4] productProperties', () => {
   });
 });
 
-describe('[5] propertyValues', () => {
+describe('propertyValues', () => {
   it('lists the distinct values seen, ascending, never <NULL>', async () => {
     for (const name of ['prodEdition', 'prodLanguage', 'osLanguage', 'C01', 'cpuType']) {
       const r = await s.post(VALUES, { property: name });
@@ -205,7 +205,7 @@ describe('[5] propertyValues', () => {
   });
 });
 
-describe('[6] listEvents', () => {
+describe('listEvents', () => {
   it('lists every event once, categories by name with null last, events by name', async () => {
     const r = await s.get('/v3/event-tracking');
     expect(r.status).toBe(200);

@@ -1,6 +1,6 @@
 /**
- * Segment objects (api-shapes §1.8) against the emulator's real data set: every membership is checked against the
- * client's own property value, read independently through the data model.
+ * Segment objects (docs/interface.md "Segments and levels") against the emulator's real data set: every membership is
+ * checked against the client's own property value, read independently through the data model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ProductData, type StringColumn, stringAt } from '../../emulator/data/model.ts';

@@ -1,5 +1,5 @@
 /**
- * Each function's bundle loads only the SDK clients its job calls (src/app/runtime/): every handler bundled with the
+ * Each function's bundle loads only the SDK clients its job calls (functions/<fn>/runtime.ts): every handler bundled with the
  * Lambda's build options (bench/lambda-bundle.ts), its metafile's imports read for the AWS SDK packages and mail
  * modules it reaches.
  */

@@ -16,8 +16,8 @@ import { reportingClientFor } from '../../src/app/service-client.ts';
 import { decodePng, isBlank } from '../../src/charts/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
-import type { DigestPorts } from '../../src/digest/run-digest.ts';
 import { type Clock, fixedClock } from '../../src/ports/clock.ts';
+import type { JobPorts } from '../../src/ports/job-ports.ts';
 
 import { DIGEST_TODAY } from './digest-dates.ts';
 
@@ -31,7 +31,7 @@ export interface LocalDigest {
   /** Every log line of every run (JSON lines), to check that no secret is ever logged. */
   logLines: string[];
   /** Ports as the local runtime builds them, with a new client (own session) per call. */
-  ports(clock?: Clock): DigestPorts & { ledger: DynamoDbLedger };
+  ports(clock?: Clock): JobPorts & { ledger: DynamoDbLedger };
   /** Messages received by the SMTP sink so far, parsed, optionally only those with this X-Pulse-Digest. */
   mails(digestId?: string): Promise<ReceivedMail[]>;
   close(): Promise<void>;

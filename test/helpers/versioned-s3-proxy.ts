@@ -4,7 +4,7 @@
  * CompleteMultipartUpload answers a new `x-amz-version-id`; HEAD and GET answer the current version's id; a HEAD or
  * GET naming a version (`?versionId=`) is served if it is the current one (the parameter stripped before s3rver sees
  * it) and answered 404 NoSuchVersion otherwise. Only the current version is kept, which is all s3rver stores: enough
- * for code that reads back the version it was told about (src/jobs/archive/archived-check.ts), and it makes the SDK
+ * for code that reads back the version it was told about (src/archive/copy/archived-check.ts), and it makes the SDK
  * send `GetObject` with `VersionId`, which IAM authorizes as `s3:GetObjectVersion`. Path-style requests only (what the
  * SDK sends to an IP endpoint). s3rver does not check SigV4 signatures, so rewriting the query is harmless.
  */

@@ -17,7 +17,7 @@ export const keysOf = (o: WireTree | undefined): string[] => Object.keys(o ?? {}
 /** Keys of the top-level `result` object in wire order. */
 export const resultKeys = (text: string): string[] => keysOf(parseInWireOrder(text)['#result']);
 
-/** A §1.6 bin label as an inclusive integer range; `h:mm` labels count minutes. */
+/** A bin label (docs/interface.md "Bins") as an inclusive integer range; `h:mm` labels count minutes. */
 export function rangeOf(label: string): [number, number] {
   const num = (t: string) => (t.includes(':') ? Number(t.split(':')[0]) * 60 + Number(t.split(':')[1]) : Number(t));
   if (label.startsWith('≤ ')) return [Number.NEGATIVE_INFINITY, num(label.slice(2))];

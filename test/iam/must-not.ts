@@ -27,7 +27,7 @@ export const PULSE_FUNCTIONS = [
   'secret-setup',
 ] as const;
 
-/** A ledger item (partition key) of each job that keeps state, as the key builders in src/jobs name them. */
+/** A ledger item (partition key) of each job that keeps state, as the jobs' key builders name them. */
 const LEDGER_KEYS: Record<string, string[]> = {
   digest: ['digest#exec-weekly#2026-W48#ceo@example.com', 'notice-unknown#digest#exec-weekly#2026-W48#ceo@example.com'],
   'license-alerts': ['license-alert#growth@example.com#2026-11-27', 'notice-unknown#license-alerts#growth@example.com'],

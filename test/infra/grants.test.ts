@@ -198,7 +198,7 @@ describe('state table rights', () => {
     const [own, ...others] = dynamo(job);
     expect(own!.Action).toEqual(actions);
     expect(own!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } });
-    // A sender also reads the suppression list before each claim (src/jobs/deliver-once.ts), and only reads it.
+    // A sender also reads the suppression list before each claim (src/core/delivery/deliver-once.ts), and only reads it.
     const reads = MAILERS.includes(job)
       ? [
           {

@@ -1,9 +1,9 @@
 /**
- * License alerts over real peers (emulator, dynalite, SMTP sink): what the emulator's planted keys alert, usage
- * figures checked against direct calls, routing, exactly once across reruns and two concurrent runs, a renewal
- * starting the stages again, a trial ending and hostile key text (inserted with the update operation [22]), the
- * CSV beyond maxKeysInEmail, the dry run and the scheduled send time. Each test alerts its own recipient address,
- * so the ledger keys of one test never meet another's.
+ * License alerts over real peers (emulator, dynalite, SMTP sink): what the emulator's planted keys alert, usage figures
+ * checked against direct calls, routing, exactly once across reruns and two concurrent runs, a renewal starting the
+ * stages again, a trial ending and hostile key text (inserted with the update operation updateLicenseKeys), the CSV
+ * beyond maxKeysInEmail, the dry run and the scheduled send time. Each test alerts its own recipient address, so the
+ * ledger keys of one test never meet another's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../../src/adapters/aws/dynamodb-ledger.ts';

@@ -1,5 +1,5 @@
 /**
- * The archive key rule (src/ports/archive-key.ts) and every key builder that uses it: each refuses an unsafe part,
+ * The archive key rule (src/core/archive-key.ts) and every key builder that uses it: each refuses an unsafe part,
  * so a bad prefix or id cannot reach the store even when it got past the config (Lambda env, tests, future code).
  */
 import { describe, expect, it } from 'vitest';

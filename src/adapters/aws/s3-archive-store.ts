@@ -18,7 +18,7 @@
  *   lower-cased.
  * - A missing key is `undefined` from `head`, `get` and `read`, whether S3 answers 404 or, to a caller whose
  *   ListBucket is limited to prefixes, 403 (then one listing of that key decides: `#missing`).
- * - Every key is checked against the archive key rule (src/ports/archive-key.ts) before any request: the last line
+ * - Every key is checked against the archive key rule (src/core/archive-key.ts) before any request: the last line
  *   behind the key builders, since s3rver stores a key as a path under the work directory.
  * - `linkTo` builds `${publicBaseUrl}/${key}` when a public base URL is configured (locally: s3rver serves objects
  *   without signing), else `s3://bucket/key`. Presigned URLs need @aws-sdk/s3-request-presigner, not a dependency.

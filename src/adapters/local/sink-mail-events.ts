@@ -2,7 +2,7 @@
  * What SES would publish when a recipient's mail server bounces a message for good, or the recipient reports it as
  * spam: the EventBridge event ("Email Bounced" / "Email Complaint Received") whose `detail` is SES's event
  * publishing record, with the message's `pulse-delivery` tag taken from the header the SMTP mailer writes
- * (src/ports/delivery-tag.ts). The local SMTP sink makes one for each recipient it was told to bounce or complain
+ * (src/core/delivery/delivery-tag.ts). The local SMTP sink makes one for each recipient it was told to bounce or complain
  * for, so a local run takes the whole path the mail-events Lambda takes in AWS.
  */
 import { randomUUID } from 'node:crypto';

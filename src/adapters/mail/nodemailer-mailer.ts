@@ -3,7 +3,7 @@
  * the MIME tree: multipart/alternative (text, then multipart/related holding the HTML and its inline `cid:` images),
  * inside multipart/mixed only when there are ordinary attachments too. A message's delivery (its ledger key) goes
  * out as an SES message tag, with the configuration set whose events report bounces and complaints, or over SMTP as
- * a header (src/ports/delivery-tag.ts).
+ * a header (src/core/delivery/delivery-tag.ts).
  */
 import { Readable } from 'node:stream';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';

@@ -1,10 +1,10 @@
 /**
  * At-most-once delivery of one email under one ledger key (`deliverOnce`), or under several keys already claimed
  * (`sendClaimed`: a license alert email carries many key stages, each claimed on its own): the one path every Pulse
- * sender takes. The states, and why email is at-most-once, are in ARCHITECTURE.md "Delivery states".
+ * sender takes. The states, and why email is at-most-once, are in docs/delivery.md "Delivery states".
  *
  * suppressed? → claim → send → complete. What can go wrong between the steps decides the outcome:
- * - the recipient is on the suppression list (a hard bounce or a complaint, src/jobs/mail-events/): nothing is
+ * - the recipient is on the suppression list (a hard bounce or a complaint, src/mail-events/): nothing is
  *   claimed, so the next run after an operator cleared the address sends → `suppressed`;
  * - the claim is not ours: `alreadySent` (done), `inProgressElsewhere` (a live claim), `unknown` (an earlier send
  *   whose outcome nobody knows: never resent unless a person asks with `resendUnknown`);

@@ -1,6 +1,6 @@
 /**
  * How a sent message names its delivery, so that a later bounce, complaint or reject can be matched to the ledger
- * record of that delivery (src/jobs/mail-events/). SES carries it as a message tag (`EmailTags`, published with
+ * record of that delivery (src/mail-events/). SES carries it as a message tag (`EmailTags`, published with
  * every event of the configuration set), SMTP as a header the local sink reads back: both hold the same value, the
  * delivery's ledger key in the only characters a tag value may hold.
  *

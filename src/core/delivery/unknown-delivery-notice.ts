@@ -1,5 +1,5 @@
 /**
- * The owner's notice of a delivery whose outcome is unknown (ARCHITECTURE.md "Delivery states"), for every email
+ * The owner's notice of a delivery whose outcome is unknown (docs/delivery.md "Delivery states"), for every email
  * Pulse sends (digest, license alerts, license report): rendered by renderUnknownDeliveryNotice, and itself sent at
  * most once, under `notice-unknown#<the delivery's ledger key>`, so a rerun that finds the same unknown delivery
  * sends no second notice.

@@ -3,7 +3,7 @@
  * plus a plain-text part with the same content: "digest held" (the guard stopped a digest; at most once a day),
  * "delivery unknown" (a send of any Pulse email — digest, license alerts, license report — may or may not have gone
  * out, so Pulse will not send it again on its own; once per such delivery) and "bounced" / "complaint" / "rejected"
- * (what the mail server or the recipient reported about a sent email, src/jobs/mail-events/; once per delivery).
+ * (what the mail server or the recipient reported about a sent email, src/mail-events/; once per delivery).
  */
 import { loadTemplate } from './compiled-templates.ts';
 import type { RenderedEmail } from './rendered-email.ts';

@@ -53,7 +53,7 @@ export class AlertEmailDraft {
   }
 
   /**
-   * The claim that names the email's delivery (its SES tag, src/ports/delivery-tag.ts), where a bounce or complaint
+   * The claim that names the email's delivery (its SES tag, src/core/delivery/delivery-tag.ts), where a bounce or complaint
    * of it is recorded: the first whose tag fits in a tag value (a license key may be hundreds of characters).
    */
   get delivery(): string | undefined {

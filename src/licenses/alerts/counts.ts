@@ -1,7 +1,7 @@
 /**
- * The counts of a license alert run (`--json`, the Lambda's result). Alert counts are per (key, stage, recipient);
- * the delivery states `failed`, `sentUnconfirmed` and `unknown` count emails, as in ARCHITECTURE.md "Delivery
- * states"; `stage:<stage>` and `label:<label>` count the alerts sent (in a dry run: that would be sent).
+ * The counts of a license alert run (`--json`, the Lambda's result). Alert counts are per (key, stage, recipient); the
+ * delivery states `failed`, `sentUnconfirmed` and `unknown` count emails, as in docs/delivery.md "Delivery states";
+ * `stage:<stage>` and `label:<label>` count the alerts sent (in a dry run: that would be sent).
  */
 import type { OutcomeCounters } from '../../core/delivery/delivery-tally.ts';
 import type { JobResult } from '../../core/job-result.ts';

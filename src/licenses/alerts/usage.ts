@@ -1,9 +1,9 @@
 /**
  * Clients seen with each alerted key in the last usage window and the one before (the trend), from the generic
- * date-range report [7]: `clientStatus: ['active']` (a client with a session in the range), filtered to the batch's
- * keys (`globalFilters.licenseKey`, stringArray) and split by key (`levels.level1` on `licenseKey`, a split
- * stringArray segment of the same keys). So one call per window answers for up to USAGE_BATCH keys; a key the
- * answer leaves out had no active client. `clientCount` and `lastSeenDate` come from the registry record itself.
+ * date-range report dateRangeReport: `clientStatus: ['active']` (a client with a session in the range), filtered to the
+ * batch's keys (`globalFilters.licenseKey`, stringArray) and split by key (`levels.level1` on `licenseKey`, a split
+ * stringArray segment of the same keys). So one call per window answers for up to USAGE_BATCH keys; a key the answer
+ * leaves out had no active client. `clientCount` and `lastSeenDate` come from the registry record itself.
  */
 import type { ReportingClient } from '../../client/index.ts';
 import { addDays, type IsoDate } from '../../core/calendar.ts';

@@ -1,7 +1,7 @@
 /**
  * RFC 4180 records read back from a stream (a registry snapshot written with csv-cells.ts): one array of cells per
  * record, the header first, as the bytes arrive, so memory holds one chunk and its records whatever the file's size.
- * The parsing is the shared strict reader's (src/jobs/strict-csv.ts); cells are returned as written (quotes removed,
+ * The parsing is the shared strict reader's (src/core/strict-csv.ts); cells are returned as written (quotes removed,
  * `""` as `"`); undoing the formula neutralization is the caller's choice.
  */
 import { StrictCsvReader } from '../../core/strict-csv.ts';

@@ -8,7 +8,7 @@
  * outcome is unknown is reported (exit 1), told once to the owner (`licenses.owner`, unknown-delivery-notice.ts)
  * and only resent or confirmed when a person asks (`unknownDeliveries`).
  */
-import type { LicensesConfig, PulseConfig } from '../../config/schema.ts';
+import { archivePrefixOf, type LicensesConfig, type PulseConfig } from '../../config/schema.ts';
 import { type IsoWeek, isDue, lastCompleteIsoWeek, localDateTime, reportWeek } from '../../core/calendar.ts';
 import { confirmDelivered } from '../../core/delivery/confirm-delivered.ts';
 import { deliverOnce } from '../../core/delivery/deliver-once.ts';
@@ -147,7 +147,7 @@ async function runReport(
   if (!opts.dryRun) await tellOwner(config, licenses, report, week.isoWeek, unknown, ports, fail);
   if (recipients.length === 0 && !opts.dryRun) return;
 
-  const prefix = config.archive?.prefix ?? 'pulse';
+  const prefix = archivePrefixOf(config);
   // The registry can only be read as it is now: a past week comes from its stored figures, or not at all.
   const live = week.isoWeek === lastCompleteIsoWeek(now, zone).isoWeek || stillRunningInUtc;
   const products: ProductReport[] = [];

@@ -1,8 +1,9 @@
 /**
  * Trials converted and lost in the week, without holding either registry in memory: last week's snapshot and this
- * week's stream are both in key order (code-point order, api-shapes §9 [21]), so one pass merges them like two sorted
- * lists, reading the old snapshot only as far as the current key. A key only last week (the registry has no delete,
- * but a record may become unreadable) counts as nothing; a key only this week is new, not a trial change.
+ * week's stream are both in key order (code-point order, as searchLicenseKeys lists them:
+ * docs/interface.md "Listing order"), so one pass merges them like two sorted lists, reading the old snapshot only as
+ * far as the current key. A key only last week (the registry has no delete, but a record may become unreadable) counts
+ * as nothing; a key only this week is new, not a trial change.
  */
 import { compareCodePoints } from '../../api/code-point-order.ts';
 import type { RegistryKey } from '../shared/registry-key.ts';

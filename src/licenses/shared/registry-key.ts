@@ -1,7 +1,8 @@
 /**
- * A license key as the license jobs use it: the registry record [21] (api-shapes §9) with every member present and
- * checked. The client types the record loosely (the registry contract is an open point), so a record the jobs cannot
- * read is refused here with the reason, instead of being guessed at.
+ * A license key as the license jobs use it: the registry record of searchLicenseKeys
+ * (docs/interface.md "License key registry") with every member present and checked. The client types the record
+ * loosely (the registry contract is an open point), so a record the jobs cannot read is refused here with the reason,
+ * instead of being guessed at.
  */
 import type { LicenseKeyRecord } from '../../client/index.ts';
 

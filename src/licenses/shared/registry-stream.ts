@@ -1,5 +1,5 @@
 /**
- * The whole license key registry of a product, page by page, as the license jobs read it: searchLicenseKeys [21] at
+ * The whole license key registry of a product, page by page, as the license jobs read it: searchLicenseKeys at
  * the maximum page size, up to `concurrency` pages in flight, handed on in key order. Memory holds at most
  * `concurrency` pages (1,000 keys each) whatever the registry's size: the consumer's pace pulls the next pages.
  *

@@ -1,17 +1,19 @@
 /**
- * `pulse licenses sync` (docs/licenses.md "License registry sync"): a CSV of keys made true in the registry of one product.
+ * `pulse licenses sync` (docs/licenses.md "License registry sync"): a CSV of keys made true in the registry of one
+ * product.
  *
  * Streamed end to end, so memory holds a few batches whatever the file's size (plus one entry per key read, to refuse
- * repeats): rows are read and validated as the bytes arrive (sync-csv.ts) and cut into batches of up to 1000 valid
- * rows (with the invalid rows between them, to keep the input order). Each batch looks its keys up with one search
- * [21] (a `licenseKey` stringArray filter), diffs them (sync-diff.ts) and sends only what changes with one update
- * [22]; up to `concurrency` batches are in flight, and their results are handed to `write` in input order as they
- * complete.
+ * repeats): rows are read and validated as the bytes arrive (sync-csv.ts) and cut into batches of up to 1000 valid rows
+ * (with the invalid rows between them, to keep the input order). Each batch looks its keys up with one
+ * searchLicenseKeys (a `licenseKey` stringArray filter), diffs them (sync-diff.ts) and sends only what changes with one
+ * updateLicenseKeys; up to `concurrency` batches are in flight, and their results are handed to `write` in input
+ * order as they complete.
  *
- * The update is not repeated automatically (api-shapes §1.3): a batch whose answer was lost (5xx, timeout, network)
- * may or may not have been applied, so its rows are `failed` with that reason. Running the same file again is the
- * recovery: the upsert is idempotent and the diff sends only what the registry does not hold yet. After
- * MAX_FAILED_IN_A_ROW batches fail one after another, the rest is not sent (the service is down, not a batch bad).
+ * The update is not repeated automatically (docs/interface.md "Safe-to-repeat requests"): a batch whose answer was lost
+ * (5xx, timeout, network) may or may not have been applied, so its rows are `failed` with that reason. Running the same
+ * file again is the recovery: the upsert is idempotent and the diff sends only what the registry does not hold yet.
+ * After MAX_FAILED_IN_A_ROW batches fail one after another, the rest is not sent (the service is down, not a batch
+ * bad).
  */
 import type { LicenseKeyUpdate, ReportingClient } from '../../client/index.ts';
 import type { JobResult } from '../../core/job-result.ts';

@@ -1,7 +1,7 @@
 /**
  * The license sync's input file (docs/licenses.md "License registry sync"): a CSV with a header row naming some of
  * SYNC_COLUMNS (`licenseKey` required, the others optional, any order), read as a stream through the shared strict
- * reader (../strict-csv.ts). Every data row becomes either the update it asks for or the reasons it is invalid,
+ * reader (../../core/strict-csv.ts). Every data row becomes either the update it asks for or the reasons it is invalid,
  * each naming the field:
  * - a blank cell leaves that field unchanged; `none` clears `expiryDate` or `quota` (null in the registry);
  * - flags are `true` / `false` (any case, as spreadsheets write them), dates real `YYYY-MM-DD` days, quotas whole

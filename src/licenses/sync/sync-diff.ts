@@ -1,7 +1,8 @@
 /**
- * What a sync row changes in the registry: nothing (`unchanged`, not sent — so running a file again sends nothing),
- * a new key (`inserted`, sent with every field the row sets) or the fields that differ from the registry's record
- * (`updated`, sent with those fields only: the upsert leaves the others as they are, api-shapes §9).
+ * What a sync row changes in the registry: nothing (`unchanged`, not sent — so running a file again sends nothing), a
+ * new key (`inserted`, sent with every field the row sets) or the fields that differ from the registry's record
+ * (`updated`, sent with those fields only: the upsert leaves the others as they are,
+ * docs/interface.md "License key registry").
  */
 import type { LicenseKeyUpdate } from '../../client/index.ts';
 import type { RegistryKey } from '../shared/registry-key.ts';

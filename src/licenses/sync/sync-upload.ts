@@ -8,7 +8,7 @@
  * (src/core/archive-key.ts: no `.` or `..` segments, no control or non-ASCII characters, no backslash).
  */
 import { PassThrough } from 'node:stream';
-import type { PulseConfig } from '../../config/schema.ts';
+import { archivePrefixOf, type PulseConfig } from '../../config/schema.ts';
 import { keyUnder, trimPrefix, unsafeKeyReason } from '../../core/archive-key.ts';
 import type { JobResult } from '../../core/job-result.ts';
 import type { ArchiveStore } from '../../ports/archive-store.ts';
@@ -30,7 +30,7 @@ export function incomingKey(
 ): { productId: string; name: string } | { problem: string } {
   const problem = unsafeKeyReason(key);
   if (problem) return { problem: `the object key ${problem}` };
-  const folder = `${trimPrefix(config.archive?.prefix ?? '')}/${INCOMING}/`.replace(/^\//, '');
+  const folder = `${trimPrefix(archivePrefixOf(config))}/${INCOMING}/`.replace(/^\//, '');
   const rest = key.startsWith(folder) ? key.slice(folder.length).split('/') : [];
   if (rest.length !== 2 || !/^[^/]+\.csv$/i.test(rest[1]!)) return { problem: `not ${folder}<productId>/<name>.csv` };
   const [productId, name] = rest as [string, string];
@@ -55,7 +55,7 @@ export async function syncUploadedCsv(
   if ('problem' in target) return refused(key, target.problem);
   const object = await ports.archive.read(key);
   if (!object) return refused(key, 'no such object (deleted since the upload?)');
-  const resultKey = keyUnder(config.archive?.prefix ?? '', RESULTS, target.productId, resultNameOf(target.name));
+  const resultKey = keyUnder(archivePrefixOf(config), RESULTS, target.productId, resultNameOf(target.name));
   const body = new PassThrough();
   // The upload reads the result as the sync writes it; if the upload fails, the sync's next write fails with it.
   const upload = ports.archive.put(resultKey, body, { contentType: 'text/csv; charset=utf-8' });

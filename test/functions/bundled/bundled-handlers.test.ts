@@ -221,7 +221,7 @@ describe('archive: plan step and copiers', () => {
   });
 
   // The bucket is versioned (the proxy answers version ids): an archived object is judged by the version it was
-  // checked as (src/jobs/archive/archived-check.ts), which is GetObject with VersionId (IAM: s3:GetObjectVersion).
+  // checked as (src/archive/copy/archived-check.ts), which is GetObject with VersionId (IAM: s3:GetObjectVersion).
   it('a copier hashes an archived file by its version when its checksum file disagrees, and repairs that file', async () => {
     // A task of the second run that no copier has taken (the rerun above took its first four), of a ZIP export.
     const secondRun = pulse.queued.slice(pulse.queued.length / 2 + 4);

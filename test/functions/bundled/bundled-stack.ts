@@ -37,7 +37,10 @@ export const SECRET_ARN = `arn:aws:secretsmanager:${REGION}:123456789012:secret:
 const QUEUE_PATH = '/123456789012/Pulse-ArchiveCopyQueue';
 /** The stand-in name of the stack's SES configuration set (the SES stub takes any). */
 export const MAIL_CONFIGURATION_SET = 'pulse-mail-events';
-/** The service's own limit of sessions per user (api-shapes §1.1), so the session budget is tested against it. */
+/**
+ * The service's own limit of sessions per user (docs/interface.md "Sessions"), so the session budget is tested
+ * against it.
+ */
 export const SERVICE_SESSION_LIMIT = 5;
 
 export type FunctionName =
