@@ -54,6 +54,7 @@ const SCHEDULED = [
   },
   {
     job: 'archive',
+    fn: 'archive-plan', // the plan step's function; its schedule, alarms and metrics keep the job's name
     cron: 'cron(20 2 * * ? *)',
     zone: 'Etc/UTC',
     window: 60,
@@ -111,7 +112,7 @@ describe('scheduled jobs on EventBridge Scheduler', () => {
   it.each(SCHEDULED)(
     '$job: cron in its zone, flexible window, explicit retries and a dead-letter queue that alarms',
     (s) => {
-      const fnId = functionId(s.job);
+      const fnId = functionId('fn' in s ? s.fn : s.job);
       const [[, schedule]] = byType('AWS::Scheduler::Schedule').filter(
         ([, r]) => JSON.stringify(r.Properties.Target.Arn) === JSON.stringify(arnOf(fnId)),
       ) as [[string, Resource]];
@@ -153,7 +154,7 @@ describe('scheduled jobs on EventBridge Scheduler', () => {
   );
 
   it.each(SCHEDULED)('$job: async runs retried explicitly, then sent to an on-failure queue that alarms', (s) => {
-    const fnId = functionId(s.job);
+    const fnId = functionId('fn' in s ? s.fn : s.job);
     const configs = template.findResources('AWS::Lambda::EventInvokeConfig', {
       Properties: { FunctionName: { Ref: fnId } },
     });
