@@ -53,6 +53,23 @@ module.exports = {
       to: { path: '^(src/(?!api/)|lib/|functions/|bin/)' },
     },
     {
+      name: 'client-imports-only-the-operation-list',
+      severity: 'error',
+      comment:
+        'The Reporting Service client is a library of its own (src/client/README.md): of Pulse it shares only the operation ids (src/api).',
+      from: { path: '^src/client/' },
+      to: { path: '^(src/(?!client/|api/)|lib/|functions/|bin/|emulator/)' },
+    },
+    {
+      name: 'config-imports-no-job-core-or-port',
+      severity: 'error',
+      comment: 'The config is read by everything, lib/ included: reading it must not load a job, src/core or a port.',
+      from: { path: '^src/config/' },
+      to: {
+        path: '^(src/(core|ports|digest|archive|licenses|mail-events|adapters|app|cli|doctor|charts)|functions|bin|lib)/',
+      },
+    },
+    {
       name: 'nothing-imports-the-wiring',
       severity: 'error',
       comment: 'bin/ and functions/ are entry points: wiring nothing else imports (tests excepted).',

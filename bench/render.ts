@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { compileMjmlFile, TEMPLATES_DIR } from '../scripts/build-templates.ts';
 import { renderDigestEmail } from '../src/digest/render/digest-email.ts';
-import { sampleView } from '../test/render/sample-views.ts';
+import { sampleView } from '../test/digest/sample-views.ts';
 
 const COMPILED_RUNS = 2000;
 const WARM_UP = 200;

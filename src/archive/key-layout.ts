@@ -7,7 +7,8 @@
  * trailing `/`, at most 1024 bytes). File names are checked before this (file-names.ts); the checks here keep the
  * key safe whatever the template and values.
  */
-import { ArchiveKeyError, checkedKey, printableJson, trimPrefix, unsafeKeyPartReason } from '../core/archive-key.ts';
+import { unsafeKeyPartReason } from '../config/archive-key-parts.ts';
+import { ArchiveKeyError, checkedKey, printableJson, trimPrefix } from '../core/archive-key.ts';
 import { isCalendarDate } from './file-names.ts';
 
 export { ArchiveKeyError } from '../core/archive-key.ts';

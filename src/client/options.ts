@@ -3,10 +3,18 @@
  * immediately with its path instead of on the first call.
  */
 import * as z from 'zod';
-import type { Logger } from '../ports/logger.ts';
 import { ClientConfigError } from './errors.ts';
 
-export type { Logger } from '../ports/logger.ts';
+/**
+ * Structured logger (Powertools-style): a message plus flat data; the caller's logger decides the format. The client
+ * defines it because it is a library of its own (README.md); Pulse's logger port is this same shape.
+ */
+export interface Logger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  info(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+}
 
 export interface Credentials {
   userName: string;

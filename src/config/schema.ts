@@ -3,7 +3,7 @@
  * the field's path); `npm run build:schema` writes the JSON Schema editors use (schemas/pulse.config.schema.json).
  */
 import * as z from 'zod';
-import { unsafeKeyPartReason, unsafeTemplateReason } from '../core/archive-key.ts';
+import { unsafeKeyPartReason, unsafeTemplateReason } from './archive-key-parts.ts';
 import { Email, ProductId, Recipient, Text, WeeklySchedule } from './common-schema.ts';
 import { Licenses } from './licenses-schema.ts';
 

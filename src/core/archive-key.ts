@@ -5,34 +5,16 @@
  * every tool that maps keys to paths. The rule is checked twice: at config load (a named field error) and where a
  * key is built or written (`keyUnder`, `checkedKey`, the S3 store), so a new key builder cannot forget it.
  *
- * It lives in ports because it is part of the ArchiveStore contract and has no dependencies: the config may import
- * ports but never jobs, and the jobs and adapters already depend on ports.
+ * Which characters a part may hold is src/config/archive-key-parts.ts: the config checks its fields with it at load,
+ * and the config imports nothing of the jobs' shared room.
  */
+import { unsafeKeyPartReason } from '../config/archive-key-parts.ts';
 
 /** S3's limit on a key, in UTF-8 bytes. */
 export const MAX_KEY_BYTES = 1024;
 
-/** The placeholders of `archive.keyTemplate`. */
-export const KEY_PLACEHOLDERS = ['prefix', 'product', 'kind', 'yyyy', 'mm', 'dd', 'fileName'] as const;
-const PLACEHOLDER = /<([^<>]*)>/g;
-
 export class ArchiveKeyError extends Error {
   override name = 'ArchiveKeyError';
-}
-
-/**
- * Why a part of a key is unsafe (a prefix, an id, a template with its placeholders filled), or undefined. Parts may
- * be empty and may end in `/`; everything in them must be printable ASCII.
- */
-export function unsafeKeyPartReason(part: string): string | undefined {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-  if (/[\u0000-\u001f\u007f]/.test(part)) return 'contains a control character';
-  if (/[^\x20-\x7e]/.test(part)) return 'contains a non-ASCII character';
-  if (/[<>]/.test(part)) return 'contains "<" or ">" (a placeholder left unfilled?)';
-  if (part.startsWith('/')) return 'starts with "/" (an absolute path)';
-  if (part.split('/').some((s) => s === '..' || s === '.')) return 'has a "." or ".." segment';
-  if (part.includes('\\')) return 'contains a backslash';
-  return undefined;
 }
 
 /** Why `key` is not a safe object key, or undefined: a safe part that is not empty, no folder, and fits S3. */
@@ -43,20 +25,6 @@ export function unsafeKeyReason(key: string): string | undefined {
   if (key.endsWith('/')) return 'ends with "/"';
   if (Buffer.byteLength(key) > MAX_KEY_BYTES) return `is longer than ${MAX_KEY_BYTES} bytes`;
   return undefined;
-}
-
-/**
- * Why a key template is unsafe, or undefined: only known placeholders, and with them filled, a safe part that does
- * not end in `/`. (`archiveKey` checks the filled-in key again with the real values.)
- */
-export function unsafeTemplateReason(template: string): string | undefined {
-  const unknown = [...template.matchAll(PLACEHOLDER)].find(
-    (m) => !(KEY_PLACEHOLDERS as readonly string[]).includes(m[1] ?? ''),
-  );
-  if (unknown)
-    return `has an unknown placeholder ${unknown[0]} (known: ${KEY_PLACEHOLDERS.map((p) => `<${p}>`).join(' ')})`;
-  const filled = template.replace(PLACEHOLDER, 'x');
-  return unsafeKeyPartReason(filled) ?? (filled.endsWith('/') ? 'ends with "/"' : undefined);
 }
 
 /** `key` if it is safe, else an ArchiveKeyError naming it (cut, JSON-quoted) and the problem. */

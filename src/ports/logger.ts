@@ -1,7 +1,5 @@
-/** Structured logger port (Powertools-style): a message plus flat data; adapters decide the format. */
-export interface Logger {
-  debug(message: string, data?: Record<string, unknown>): void;
-  info(message: string, data?: Record<string, unknown>): void;
-  warn(message: string, data?: Record<string, unknown>): void;
-  error(message: string, data?: Record<string, unknown>): void;
-}
+/**
+ * Structured logger port (Powertools-style): a message plus flat data; adapters decide the format. It is the
+ * Reporting Service client's logger shape, so one logger serves the client and the jobs.
+ */
+export type { Logger } from '../client/options.ts';

@@ -66,6 +66,16 @@ describe('the layout rules', () => {
       'emulator/server.ts → src/client/client.ts',
     ],
     [
+      'client-imports-only-the-operation-list',
+      { 'src/client/options.ts': "import { s3 } from '../ports/logger.ts';\nexport const o = s3;\n" },
+      'src/client/options.ts → src/ports/logger.ts',
+    ],
+    [
+      'config-imports-no-job-core-or-port',
+      { 'src/config/schema.ts': "import { send } from '../core/archive-key.ts';\nexport const k = send;\n" },
+      'src/config/schema.ts → src/core/archive-key.ts',
+    ],
+    [
       'functions-do-not-import-each-other',
       {
         'functions/archive-plan/runtime.ts':

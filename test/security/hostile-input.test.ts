@@ -33,10 +33,10 @@ import { renderDigestEmail } from '../../src/digest/render/digest-email.ts';
 import { renderDigestReport } from '../../src/digest/render/digest-report.ts';
 import { csvCell, csvRow, neutralizedCellValue } from '../../src/licenses/shared/csv-cells.ts';
 import { type ArchivePeers, NO_RAW_PRODUCT, startArchivePeers } from '../archive/archive-peers.ts';
+import { hostileView } from '../digest/sample-views.ts';
 import { startTestEmulator } from '../helpers/emulator-session.ts';
 import { addingListedNames } from '../helpers/hostile-listing.ts';
 import { type LocalDigest, startLocalDigest } from '../helpers/local-digest.ts';
-import { hostileView } from '../render/sample-views.ts';
 
 const P = '12345678901';
 const AUTH_PATHS = ['/v3/request-csrf', '/v3/auth/web', '/v3/auth/logout'];

@@ -31,7 +31,8 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { ArchiveKeyError, checkedKey, unsafeKeyPartReason } from '../../core/archive-key.ts';
+import { unsafeKeyPartReason } from '../../config/archive-key-parts.ts';
+import { ArchiveKeyError, checkedKey } from '../../core/archive-key.ts';
 import {
   type ArchiveStore,
   type ByteSource,

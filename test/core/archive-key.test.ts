@@ -1,5 +1,5 @@
 /**
- * The archive key rule (src/core/archive-key.ts) and every key builder that uses it: each refuses an unsafe part,
+ * The archive key rule (src/core/archive-key.ts with src/config/archive-key-parts.ts) and every key builder that uses it: each refuses an unsafe part,
  * so a bad prefix or id cannot reach the store even when it got past the config (Lambda env, tests, future code).
  */
 import { describe, expect, it } from 'vitest';
@@ -9,15 +9,9 @@ import { coverageKey } from '../../src/archive/coverage.ts';
 import { archiveKey } from '../../src/archive/key-layout.ts';
 import { manifestFolder, manifestKey } from '../../src/archive/manifest.ts';
 import { planKey } from '../../src/archive/plan-store.ts';
+import { unsafeKeyPartReason, unsafeTemplateReason } from '../../src/config/archive-key-parts.ts';
 import { DEFAULT_KEY_TEMPLATE } from '../../src/config/schema.ts';
-import {
-  ArchiveKeyError,
-  checkedKey,
-  folderUnder,
-  keyUnder,
-  unsafeKeyPartReason,
-  unsafeTemplateReason,
-} from '../../src/core/archive-key.ts';
+import { ArchiveKeyError, checkedKey, folderUnder, keyUnder } from '../../src/core/archive-key.ts';
 import { browserCopyKey, digestArchivePrefix } from '../../src/digest/archive-digest.ts';
 
 const RUN = '2026-11-20T12-00-00.000Z';
