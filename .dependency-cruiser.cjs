@@ -22,14 +22,16 @@ module.exports = {
       severity: 'error',
       comment: 'src/ports holds interfaces only: it imports no job, no core, no adapter, no wiring.',
       from: { path: '^src/ports/' },
-      to: { path: '^(src/(core|digest|archive|licenses|mail-events|adapters|app|cli|doctor)|functions|bin|lib)/' },
+      to: {
+        path: '^(src/(core|digest|archive|licenses|mail-events|adapters|app|cli|doctor|console)|functions|bin|lib)/',
+      },
     },
     {
       name: 'core-imports-no-job',
       severity: 'error',
       comment: 'src/core is what every job shares: it must not depend on one job, an adapter or the wiring.',
       from: { path: '^src/core/' },
-      to: { path: '^(src/(digest|archive|licenses|mail-events|adapters|app|cli|doctor)|functions|bin|lib)/' },
+      to: { path: '^(src/(digest|archive|licenses|mail-events|adapters|app|cli|doctor|console)|functions|bin|lib)/' },
     },
     ...JOBS.map((job) => ({
       name: `jobs-do-not-import-each-other (${job})`,
@@ -43,7 +45,7 @@ module.exports = {
       severity: 'error',
       comment: 'Jobs are plain functions over ports: the adapters and the wiring come from src/app and functions/.',
       from: { path: '^src/(core|digest|archive|licenses|mail-events)/' },
-      to: { path: '^(src/(adapters|app|cli|doctor)|functions|bin|lib)/' },
+      to: { path: '^(src/(adapters|app|cli|doctor|console)|functions|bin|lib)/' },
     },
     {
       name: 'emulator-imports-only-the-operation-list',
@@ -66,7 +68,7 @@ module.exports = {
       comment: 'The config is read by everything, lib/ included: reading it must not load a job, src/core or a port.',
       from: { path: '^src/config/' },
       to: {
-        path: '^(src/(core|ports|digest|archive|licenses|mail-events|adapters|app|cli|doctor|charts)|functions|bin|lib)/',
+        path: '^(src/(core|ports|digest|archive|licenses|mail-events|adapters|app|cli|doctor|charts|console)|functions|bin|lib)/',
       },
     },
     {
@@ -88,7 +90,22 @@ module.exports = {
       severity: 'error',
       comment: 'lib/ builds the stack: it may read the config schema and names the code exports, never run a job.',
       from: { path: '^lib/' },
-      to: { path: '^src/(digest|archive|licenses|mail-events|cli|doctor)/' },
+      to: { path: '^src/(digest|archive|licenses|mail-events|cli|doctor|console)/' },
+    },
+    {
+      name: 'console-only-reads',
+      severity: 'error',
+      comment:
+        'pulse console (src/console) reads a local work directory and never writes it: it runs no job and starts no ' +
+        "local run, so it imports no runtime, command, sender or writing step; it may read with the archive job's " +
+        "manifest, coverage and verification code and the local peers' readers.",
+      from: { path: '^src/console/' },
+      to: {
+        path:
+          '^(src/(app|cli|doctor|digest|licenses|mail-events|adapters/mail|archive/copy)/|' +
+          'src/adapters/local/(local-peers|smtp-sink|report-folder|sink-mail-events)\\.ts$|' +
+          'src/archive/(run-archive|plan|plan-step|plan-store|copy-step|copy-planned-file|finish-run)\\.ts$|functions/|bin/|lib/)',
+      },
     },
   ],
   options: {

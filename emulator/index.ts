@@ -18,7 +18,7 @@ import { type EmulatorOptions, resolveOptions } from './options.ts';
 import { loadRegistryChanges, saveRegistryChanges } from './persistence.ts';
 import type { EmulatorState } from './state.ts';
 
-export type { EmulatorOptions } from './options.ts';
+export type { EmulatorOptions, ProductSpec } from './options.ts';
 export { EmulatorConfigError } from './options.ts';
 
 export interface ProductSummary {
@@ -46,7 +46,13 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Emulat
   const options = resolveOptions(input);
   const clock = new Clock(options.today ? Clock.noonOf(options.today) : undefined);
   const today = dayOfMs(clock.now());
-  const data = generateAll({ seed: options.seed, clients: options.clients, today, registryKeys: options.registryKeys });
+  const data = generateAll({
+    seed: options.seed,
+    clients: options.clients,
+    today,
+    registryKeys: options.registryKeys,
+    products: options.products,
+  });
   const products = new Map<string, ProductData>(data.map((pd) => [pd.product.productId, pd]));
   if (options.dataDir) for (const pd of data) loadRegistryChanges(options.dataDir, pd);
 

@@ -3,6 +3,7 @@
  * (EmulatorConfigError), never later in a request.
  */
 import { parseDay } from './data/dates.ts';
+import { PRODUCT_ID, type ProductSpec } from './data/products.ts';
 import { type FaultProfile, parseFaultProfile } from './faults.ts';
 
 export interface EmulatorOptions {
@@ -32,10 +33,17 @@ export interface EmulatorOptions {
   registryKeys?: number;
   /** Where license-registry changes are persisted (JSON); in memory only when absent. */
   dataDir?: string;
+  /**
+   * Products to serve besides the built-in ones, each with a data set generated for it from the seed and its id
+   * (a local run passes the products its config names). A built-in id keeps its data and takes the name given.
+   */
+  products?: ProductSpec[];
 }
 
-export type ResolvedOptions = Required<Omit<EmulatorOptions, 'faults' | 'dataDir' | 'today'>> &
-  Pick<EmulatorOptions, 'faults' | 'dataDir' | 'today'>;
+export type { ProductSpec } from './data/products.ts';
+
+type OptionalOptions = 'faults' | 'dataDir' | 'today' | 'products';
+export type ResolvedOptions = Required<Omit<EmulatorOptions, OptionalOptions>> & Pick<EmulatorOptions, OptionalOptions>;
 
 export class EmulatorConfigError extends Error {
   override name = 'EmulatorConfigError';
@@ -92,6 +100,7 @@ export function resolveOptions(o: EmulatorOptions): ResolvedOptions {
   if (!r.user) bad('user', 'must not be empty');
   if (!r.password) bad('password', 'must not be empty');
   if (r.today !== undefined && parseDay(r.today) === undefined) bad('today', 'must be a date YYYY-MM-DD');
+  if (r.products !== undefined) checkProducts(r.products);
   if (r.faults !== undefined) {
     try {
       parseFaultProfile(r.faults);
@@ -100,4 +109,28 @@ export function resolveOptions(o: EmulatorOptions): ResolvedOptions {
     }
   }
   return r;
+}
+
+/** Longest product name: the config's limit on a name. */
+const MAX_PRODUCT_NAME = 200;
+
+function checkProducts(products: unknown): void {
+  if (!Array.isArray(products)) bad('products', 'must be a list of {productId, productName?, productType?}');
+  const seen = new Set<string>();
+  (products as unknown[]).forEach((p, i) => {
+    const at = `products[${i}]`;
+    if (typeof p !== 'object' || p === null) bad(at, 'must be an object {productId, productName?, productType?}');
+    const { productId, productName, productType } = p as Record<string, unknown>;
+    if (typeof productId !== 'string' || !PRODUCT_ID.test(productId))
+      bad(`${at}.productId`, `must be a string of 1–20 digits (10–11 are usual), got ${JSON.stringify(productId)}`);
+    if (seen.has(productId as string)) bad(`${at}.productId`, `${productId} is listed twice`);
+    seen.add(productId as string);
+    if (
+      productName !== undefined &&
+      (typeof productName !== 'string' || productName.length === 0 || productName.length > MAX_PRODUCT_NAME)
+    )
+      bad(`${at}.productName`, `must be a text of 1–${MAX_PRODUCT_NAME} characters`);
+    if (productType !== undefined && productType !== 'paid' && productType !== 'freeware')
+      bad(`${at}.productType`, `must be "paid" or "freeware", got ${JSON.stringify(productType)}`);
+  });
 }

@@ -1,5 +1,6 @@
 /**
- * Deterministic synthetic data: the same (seed, clients, today) always yields the same data set, byte for byte.
+ * Deterministic synthetic data: the same (seed, clients, today, products) always yields the same data set, byte for
+ * byte, and a product's data does not depend on which other products are served.
  * Clients are drawn with one seeded stream per product; everything per-day is derived later by hashing.
  */
 import { usageBetween } from './activity.ts';
@@ -8,7 +9,7 @@ import { numberColumn, StringColumnBuilder } from './columns.ts';
 import type { Day } from './dates.ts';
 import { generateRegistry } from './license-registry.ts';
 import type { Column, Product, ProductData, TrackedEvent } from './model.ts';
-import { CAMPAIGNS, EVENT_SEEDS, PRODUCT_DEFINITIONS, RELEASES } from './products.ts';
+import { CAMPAIGNS, EVENT_SEEDS, type ProductSpec, productDefinitions, RELEASES } from './products.ts';
 import { hash3, Rng } from './rng.ts';
 
 /** About two years of history. */
@@ -21,11 +22,13 @@ export interface GenerateOptions {
   today: Day;
   /** Least number of keys in each product's license registry; keys beyond the generated ones are bulk keys. */
   registryKeys?: number;
+  /** Products to serve besides the built-in ones (productDefinitions). */
+  products?: readonly ProductSpec[] | undefined;
 }
 
 export function generateAll(opts: GenerateOptions): ProductData[] {
-  return PRODUCT_DEFINITIONS.map(({ clientShare, ...product }, k) => {
-    const seed = hash3(opts.seed, k, 7);
+  return productDefinitions(opts.products).map(({ clientShare, seedKey, ...product }) => {
+    const seed = hash3(opts.seed, seedKey.key, seedKey.salt);
     const pd = generateProduct(product, Math.max(40, Math.round(opts.clients * clientShare)), seed, opts.today);
     const reg = pd.registry;
     reg.bulk = {

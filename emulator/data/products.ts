@@ -1,5 +1,6 @@
 /** The products of the synthetic account and the tracked events and in-app campaigns each one reports. */
 import type { Campaign, Product, TrackedEvent } from './model.ts';
+import { hashText } from './rng.ts';
 
 const ALL_FEATURES = {
   advancedEventTracking: true,
@@ -7,6 +8,30 @@ const ALL_FEATURES = {
   exceptionTracking: true,
   licenseKeyRegistry: true,
   rawDataExport: true,
+};
+
+/**
+ * A product's id: a string of digits (docs/interface.md "Numbers and identifiers": 10–11 digits are normal and exceed
+ * 32-bit integers). The same rule as the config's product ids, so the emulator can serve every product a config names.
+ */
+export const PRODUCT_ID = /^\d{1,20}$/;
+
+/**
+ * A product to serve besides the built-in ones (`EmulatorOptions.products`): plain data, so a local run can pass the
+ * products its config names. A built-in id keeps its data set and takes the name given.
+ */
+export interface ProductSpec {
+  productId: string;
+  productName?: string | undefined;
+  /** @default 'paid' */
+  productType?: 'paid' | 'freeware' | undefined;
+}
+
+export type ProductDefinition = Product & {
+  /** Scales the --clients count. */
+  clientShare: number;
+  /** What seeds the product's data, with the data set's seed: its position for a built-in, its id for the others. */
+  seedKey: { key: number; salt: number };
 };
 
 /** Ids of 10–11 digits (beyond 32-bit range), always strings. `clientShare` scales the --clients count. */
@@ -39,6 +64,39 @@ export const PRODUCT_DEFINITIONS: readonly (Product & { clientShare: number })[]
     clientShare: 0.1,
   },
 ];
+
+/** Share of the first product's clients that a product from `ProductSpec` gets. */
+const SPEC_CLIENT_SHARE = 0.5;
+
+/**
+ * The products served, in sign-in order: the built-in ones, each with its name from `specs` when given there, then
+ * the other specs in their order. A built-in product's data is seeded by its position, as it always was, so naming
+ * it (or adding others) changes none of its data; another product's data is seeded by its id, so it is the same
+ * whatever else is served.
+ */
+export function productDefinitions(specs: readonly ProductSpec[] = []): ProductDefinition[] {
+  const byId = new Map(specs.map((s) => [s.productId, s]));
+  const builtIn = PRODUCT_DEFINITIONS.map((d, k) => {
+    const name = byId.get(d.productId)?.productName;
+    return { ...d, ...(name ? { productName: name } : {}), seedKey: { key: k, salt: 7 } };
+  });
+  const known = new Set(builtIn.map((d) => d.productId));
+  const others = specs
+    .filter((s) => !known.has(s.productId))
+    .map(
+      (s): ProductDefinition => ({
+        productId: s.productId,
+        productName: s.productName || `Product ${s.productId}`,
+        productType: s.productType ?? 'paid',
+        role: 'owner',
+        features: ALL_FEATURES,
+        customProperties: { C01: 'Plan' },
+        clientShare: SPEC_CLIENT_SHARE,
+        seedKey: { key: hashText(s.productId), salt: 13 },
+      }),
+    );
+  return [...builtIn, ...others];
+}
 
 type EventSeed = Omit<TrackedEvent, 'dateFirstSeen'> & { firstSeenOffset: number; useChance: number };
 

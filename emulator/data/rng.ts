@@ -71,3 +71,10 @@ export function hash3(a: number, b: number, c: number): number {
   h ^= h >>> 16;
   return h >>> 0;
 }
+
+/** Stateless 32-bit hash of a string (FNV-1a over its UTF-16 code units), e.g. to seed a product by its id. */
+export function hashText(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}

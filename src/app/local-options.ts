@@ -1,12 +1,13 @@
 /**
  * What the CLI reads for a `--local` run before anything starts: the bundled example config,
- * `$PULSE_LOCAL_EMULATOR`, `$PULSE_LOCAL_S3_PART_SIZE`, `$PULSE_LOCAL_BOUNCE` and `$PULSE_LOCAL_COMPLAIN`. Apart
- * from local-runtime.ts, so that reading them loads none of the local peers.
+ * `$PULSE_LOCAL_EMULATOR`, `$PULSE_LOCAL_S3_PART_SIZE`, `$PULSE_LOCAL_BOUNCE` and `$PULSE_LOCAL_COMPLAIN`, and the
+ * products the config names, for the emulator to serve. Apart from local-runtime.ts, so that reading them loads none
+ * of the local peers.
  */
-import type { EmulatorOptions } from '../../emulator/index.ts';
+import type { EmulatorOptions, ProductSpec } from '../../emulator/index.ts';
 import type { SinkReaction } from '../adapters/local/sink-mail-events.ts';
 import { ConfigError } from '../config/load.ts';
-import { Email } from '../config/schema.ts';
+import { Email, type PulseConfig } from '../config/schema.ts';
 
 export const EXAMPLE_CONFIG = new URL('../../examples/pulse.config.json', import.meta.url).pathname;
 
@@ -31,6 +32,18 @@ export function localEmulatorOptions(env: Record<string, string | undefined>): E
     throw new ConfigError(`$${LOCAL_EMULATOR_ENV}: unknown option ${unknown[0]}; one of ${LOCAL_EMULATOR_OPTIONS}`);
   }
   return value as EmulatorOptions;
+}
+
+/**
+ * The products the config names, for the in-process emulator to serve with a data set of their own: every id the
+ * digests, the archive and the license jobs use is among `products` (the schema checks it), so an analytics owner can
+ * preview their own products before any deploy. The bundled example's products are the emulator's built-in ones,
+ * whose data stays as it is.
+ */
+export function emulatorProductsOf(config: Pick<PulseConfig, 'products'>): ProductSpec[] {
+  // The schema lets an id be listed twice; the emulator serves each once (the first entry's name).
+  const firsts = config.products.filter((p, i) => config.products.findIndex((q) => q.id === p.id) === i);
+  return firsts.map((p) => ({ productId: p.id, ...(p.name ? { productName: p.name } : {}) }));
 }
 
 export const LOCAL_S3_PART_SIZE_ENV = 'PULSE_LOCAL_S3_PART_SIZE';

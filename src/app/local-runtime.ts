@@ -4,7 +4,8 @@
  * table and bucket redirected to the peers. State lives in the work directory, so a second run sees the first.
  * The config is loaded (and so checked) by the caller before this starts anything: a bad config, an unknown
  * `--digest` or a bad `--faults` file leaves no work directory behind. `$PULSE_LOCAL_EMULATOR` sets the emulator's
- * data set (seed, clients, today) for runs that need another one, e.g. client data larger than one multipart part.
+ * data set (seed, clients, today) for runs that need another one, e.g. client data larger than one multipart part;
+ * the emulator also serves every product the config names (emulatorProductsOf), with a data set of its own.
  * `$PULSE_LOCAL_BOUNCE` / `$PULSE_LOCAL_COMPLAIN` make the SMTP sink bounce or complain for some addresses;
  * `settleMailEvents` then runs the mail-events job over what it queued (local-mail-events.ts).
  */
@@ -19,6 +20,7 @@ import { systemClock } from '../ports/clock.ts';
 import type { JobPorts } from '../ports/job-ports.ts';
 import type { Logger } from '../ports/logger.ts';
 import { settleSinkMailEvents } from './local-mail-events.ts';
+import { emulatorProductsOf } from './local-options.ts';
 import { reportingClientFor } from './service-client.ts';
 
 export { EXAMPLE_CONFIG, LOCAL_EMULATOR_ENV, localEmulatorOptions } from './local-options.ts';
@@ -48,7 +50,7 @@ export async function startLocalRuntime(opts: {
   const peers = await startLocalPeers({
     workDir: opts.workDir,
     logger: opts.logger,
-    ...(opts.emulator ? { emulator: opts.emulator } : {}),
+    emulator: { ...opts.emulator, products: emulatorProductsOf(userConfig) },
     ...(opts.s3PartSize ? { s3PartSize: opts.s3PartSize } : {}),
     ...(opts.mailReactions ? { mailReactions: opts.mailReactions } : {}),
   });

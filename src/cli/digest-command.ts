@@ -1,7 +1,8 @@
 /** `pulse digest`: the weekly executive digest (see docs/digest.md "Weekly digest"). */
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { PreviewWriter } from '../adapters/local/preview-writer.ts';
 import { ReportFolder } from '../adapters/local/report-folder.ts';
-import { EmlFileWriter } from '../adapters/mail/eml-file-writer.ts';
+import type { JobResult } from '../core/job-result.ts';
 import { previewDigest } from '../digest/preview.ts';
 import { runDigest } from '../digest/run-digest.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
@@ -70,7 +71,7 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
   return runJob('digest', setup, io, async (runtime) => {
     if (values.preview) {
       const out = (values.out as string | undefined) ?? join(runtime.workDir, 'preview');
-      const writer = new EmlFileWriter(
+      const writer = new PreviewWriter(
         out,
         (m) => `${m.headers?.['X-Pulse-Digest'] ?? 'digest'}-${m.headers?.['X-Pulse-Week'] ?? ''}`,
       );
@@ -81,7 +82,11 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
         ...(week ? { week } : {}),
         ...(values['send-to'] ? { sendTo: values['send-to'] as string } : {}),
       });
-      return report(result, values.json as boolean | undefined, io);
+      return report(
+        withShownPaths(result, () => true),
+        values.json as boolean | undefined,
+        io,
+      );
     }
     const result = await runDigest(runtime.config, runtime.ports, {
       ...(digestIds ? { digestIds } : {}),
@@ -90,6 +95,20 @@ export async function digestCommand(args: string[], io: CliIo): Promise<number> 
       dryRun: values['dry-run'] === true,
       ...(unknownDeliveries ? { unknownDeliveries } : {}),
     });
-    return report(result, values.json as boolean | undefined, io);
+    // Its outputs are the report page's path (absolute) and archive keys (never absolute).
+    return report(withShownPaths(result, isAbsolute), values.json as boolean | undefined, io);
   });
+}
+
+/**
+ * The files a run wrote (the outputs `isFile` picks), all shown one way: relative to the working directory when
+ * inside it, else absolute. The writers give some absolute (the report page) and some as they were given (`--out`).
+ */
+function withShownPaths<T extends JobResult>(result: T, isFile: (output: string) => boolean): T {
+  const cwd = process.cwd();
+  const shown = (path: string) => {
+    const rel = relative(cwd, resolve(path));
+    return rel !== '' && rel.split(sep)[0] !== '..' && !isAbsolute(rel) ? rel : resolve(path);
+  };
+  return { ...result, outputs: result.outputs.map((o) => (isFile(o) ? shown(o) : o)) };
 }

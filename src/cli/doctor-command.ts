@@ -15,13 +15,12 @@ import { credentialsFor, reportingClientFor } from '../app/service-client.ts';
 import { ConfigError, configPath, loadConfig } from '../config/load.ts';
 import { deployNames, type PulseConfig } from '../config/schema.ts';
 import { type CheckResult, type CheckStatus, type DoctorClients, runDoctor } from '../doctor/doctor.ts';
+import { exitCodesHelp } from './exit-codes.ts';
 import { describeFailure, masker } from './failure.ts';
+import { type CliIo, EXIT, parseFlags } from './io.ts';
 
 /** The doctor checks the real resources: its hints never suggest `--local`. */
 const NO_LOCAL = { noLocalMode: true } as const;
-
-import { exitCodesHelp } from './exit-codes.ts';
-import { type CliIo, EXIT, parseFlags } from './io.ts';
 
 export const DOCTOR_HELP = `Usage: pulse doctor [--config FILE] [--stack NAME] [--bucket NAME] [--table NAME] [--alarm-topic ARN] [--verbose]
 
@@ -62,7 +61,8 @@ ${exitCodesHelp(
   {
     0: 'no check failed (warnings and skipped checks allowed)',
     1: 'a check failed for another reason (an SES identity not verified, the SES sandbox, no alarm subscriber, …)',
-    2: 'the config is invalid, or a flag',
+    2: 'the config is invalid, or a flag: nothing was checked',
+    3: 'credentials refused or missing: service.credentials, or AWS credentials or region on this workstation',
     4: 'a service answered with an error (an unknown product, a missing bucket or table)',
   },
   "With several failed checks, the first one's code.",
@@ -106,14 +106,18 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
   const clients = doctorClients(config, io, flags);
   let firstFailure: number | undefined;
   const counts: Record<CheckStatus, number> = { ok: 1, fail: 0, warn: 0, skip: 0 };
+  const report = (check: CheckResult) => {
+    counts[check.status]++;
+    print(lineOf(check));
+    if (check.status !== 'fail') return;
+    firstFailure ??= exitCodeOf(check);
+    if (flags.verbose && check.error instanceof Error) io.stderr.write(`${mask(check.error.stack ?? '')}\n`);
+  };
   try {
-    for await (const check of runDoctor(config, clients)) {
-      counts[check.status]++;
-      print(lineOf(check));
-      if (check.status !== 'fail') continue;
-      firstFailure ??= check.error === undefined ? EXIT.failure : describeFailure(check.error, NO_LOCAL).code;
-      if (flags.verbose && check.error instanceof Error) io.stderr.write(`${mask(check.error.stack ?? '')}\n`);
-    }
+    for await (const check of runDoctor(config, clients)) report(check);
+  } catch (e) {
+    // A check that threw instead of reporting (a bug): its line, and the summary still, never a half list.
+    report({ status: 'fail', name: 'doctor', detail: 'stopped before the remaining checks', error: e });
   } finally {
     clients.close();
   }
@@ -124,6 +128,17 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
       : `doctor: ${counts.fail} of ${total} checks failed`,
   );
   return firstFailure ?? EXIT.ok;
+}
+
+/**
+ * A failed check's exit code. 2 is the config file's and the flags' (nothing was checked): a check that fails for
+ * want of this workstation's setup (the credentials' environment variables, an AWS region) is a credentials
+ * failure (3), like AWS credentials that are missing.
+ */
+function exitCodeOf(check: CheckResult): number {
+  if (check.error === undefined) return EXIT.failure;
+  const { code } = describeFailure(check.error, NO_LOCAL);
+  return code === EXIT.usage ? EXIT.auth : code;
 }
 
 function lineOf(check: CheckResult): string {

@@ -4,6 +4,7 @@
  */
 import { startEmulator } from '../../emulator/index.ts';
 import { DEFAULTS, EmulatorConfigError, type EmulatorOptions } from '../../emulator/options.ts';
+import { exitCodesHelp } from './exit-codes.ts';
 import { faultsOption } from './faults-option.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 
@@ -23,17 +24,32 @@ Options:
   --origin URL         the one allowed Origin (default ${DEFAULTS.origin})
   --header-prefix P    prefix of header and cookie names (default ${DEFAULTS.headerPrefix})
   --user U             sign-in user (default $PULSE_EMULATOR_USER or ${DEFAULTS.user})
-  --password W         sign-in password (default $PULSE_EMULATOR_PASSWORD or the built-in default in the README)
+  --password W         sign-in password (default $PULSE_EMULATOR_PASSWORD or ${DEFAULTS.password})
   --faults FILE        fault-injection profile (JSON)
   --data-dir DIR       persist license registry changes here
   --registry-keys N    at least N keys in each license registry (default: about clients/4; e.g. 1000000)
+  --product ID=NAME    also serve this product, with a data set of its own (repeatable)
   -h, --help           show this help
+
+${exitCodesHelp({
+  0: 'stopped with Ctrl-C (or SIGTERM)',
+  1: 'the emulator failed',
+  2: 'an invalid option, or the port in use: nothing was started',
+})}
 `;
 
 function intOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`--${name}: expected a whole number, got ${JSON.stringify(value)}`);
   return Number(value);
+}
+
+/** `--product ID=NAME` (or `ID` alone): checked with the other options when the emulator starts. */
+function productOptions(values: string[] | undefined): EmulatorOptions['products'] {
+  return values?.map((v) => {
+    const [productId = '', ...name] = v.split('=');
+    return { productId, ...(name.length > 0 ? { productName: name.join('=') } : {}) };
+  });
 }
 
 export function emulatorOptionsFromArgs(args: string[], env: CliIo['env']): EmulatorOptions | 'help' {
@@ -50,10 +66,11 @@ export function emulatorOptionsFromArgs(args: string[], env: CliIo['env']): Emul
     faults: { type: 'string' },
     'data-dir': { type: 'string' },
     'registry-keys': { type: 'string' },
+    product: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
-  const str = (k: Exclude<keyof typeof values, 'help'>) => values[k];
+  const str = (k: Exclude<keyof typeof values, 'help' | 'product'>) => values[k];
   const faults = faultsOption(str('faults') || undefined);
   const opts: EmulatorOptions = {
     port: intOption('port', str('port')) ?? CLI_DEFAULT_PORT,
@@ -72,6 +89,7 @@ export function emulatorOptionsFromArgs(args: string[], env: CliIo['env']): Emul
   set('faults', faults);
   set('dataDir', str('data-dir'));
   set('registryKeys', intOption('registry-keys', str('registry-keys')));
+  set('products', productOptions(values.product));
   return opts;
 }
 

@@ -9,6 +9,21 @@ export interface CliIo {
 
 export { EXIT } from './exit-codes.ts';
 
+/**
+ * The `pulse` process's own io (bin/pulse.ts). A reader that goes away (`pulse start | head -1`) ends the output
+ * quietly and never the work: without a listener its EPIPE is an uncaught 'error' event that kills the process
+ * mid-job with a stack trace. With it, the stream is destroyed and drops later writes silently, the jobs run to the
+ * end and the exit code stays theirs. Any other error of the streams is still thrown, as before.
+ */
+export function processIo(): CliIo {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', ignoreClosedReader);
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
+
+function ignoreClosedReader(e: NodeJS.ErrnoException): void {
+  if (e.code !== 'EPIPE') throw e;
+}
+
 export class UsageError extends Error {
   override name = 'UsageError';
 }

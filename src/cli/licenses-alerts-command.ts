@@ -1,5 +1,6 @@
 /** `pulse licenses [alerts]`: license key alerts, once per key, stage and recipient (see docs/licenses.md "License alerts"). */
-import { runLicenseAlerts } from '../licenses/alerts/run-license-alerts.ts';
+import { recipientTable } from '../licenses/alerts/recipient-table.ts';
+import { type LicenseAlertResult, runLicenseAlerts } from '../licenses/alerts/run-license-alerts.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import {
   JOB_EXIT_CODES_HELP,
@@ -18,8 +19,13 @@ Reads each product's license key registry and emails every key that reached a ne
 expiry day, days after; over quota; blocked or expired but still in use) to the recipients its routing rule names
 (else the owner): one email per recipient, each (product, key, stage, expiry date, recipient) at most once.
 
+A recipient's first run of a product (nothing recorded for them yet) follows licenses.firstRun: "summary" (the
+default) sends one summary email listing the keys already in a stage and records them, so later runs alert only
+on stage changes; "send-all" sends every stage due. Preview it with --dry-run: a table of the alerts per recipient
+and stage, the exact numbers a run would send then (--json: "recipients").
+
 Options:
-${JOB_OPTIONS_HELP.replace('plan and check without sending or writing', 'print who would be told what; reads the ledger, writes and sends nothing')}
+${JOB_OPTIONS_HELP.replace('plan and check without sending or writing', 'print the alerts per recipient and stage that would be sent; reads the\n                     ledger, writes and sends nothing')}
   --product ID       only this product (repeatable)
   --resend-unknown   send again the alerts whose earlier email may or may not have gone out (check the mail
                      server's log first)
@@ -53,10 +59,28 @@ export async function licensesAlertsCommand(args: string[], io: CliIo): Promise<
       ...(unknownDeliveries ? { unknownDeliveries } : {}),
     });
     if (values['dry-run'] && !values.json) {
-      // Who would be told what: every line, not the first few.
-      for (const line of result.outputs) io.stdout.write(`${line}\n`);
+      // Who would be told what: every recipient, not the first few.
+      for (const line of dryRunLines(result)) io.stdout.write(`${line}\n`);
       return report({ ...result, outputs: [] }, false, io);
     }
     return report(result, values.json as boolean | undefined, io);
   });
+}
+
+/** The dry run's words: what would go out, then the table of alerts per recipient and stage. */
+function dryRunLines(result: LicenseAlertResult): string[] {
+  const { counts, recipients } = result;
+  if (recipients.length === 0) return ['Nothing would be sent: no alert is due.'];
+  const emails = recipients.length;
+  const summaries = counts.summaries;
+  const lines = [
+    `Would send ${emails} email${emails === 1 ? '' : 's'} with ${counts.alertsSent} alert${counts.alertsSent === 1 ? '' : 's'}` +
+      (summaries > 0
+        ? ` (${summaries} first-run summar${summaries === 1 ? 'y' : 'ies'}: see licenses.firstRun):`
+        : ':'),
+    '',
+    ...recipientTable(recipients),
+    '',
+  ];
+  return lines;
 }

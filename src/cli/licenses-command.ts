@@ -2,6 +2,7 @@
  * `pulse licenses [alerts|report|sync]`: the license duty's commands, one module each (licenses-*-command.ts),
  * listed in SUBCOMMANDS. Without a subcommand (or with options first) it runs the alerts.
  */
+import { exitCodesHelp } from './exit-codes.ts';
 import { type CliIo, UsageError } from './io.ts';
 import { LICENSES_ALERTS_HELP, licensesAlertsCommand } from './licenses-alerts-command.ts';
 import { LICENSES_REPORT_HELP, licensesReportCommand } from './licenses-report-command.ts';
@@ -25,7 +26,12 @@ export const LICENSES_HELP = `Usage: pulse licenses [alerts|report|sync] [option
   report   the weekly license registry report, and a snapshot of the registry in the archive
   sync     insert and update registry keys from a CSV file, with a result file per row
 
-Run \`pulse licenses <subcommand> --help\` for its options.
+Options:
+  -h, --help   show this help
+  Without a subcommand the options are the alerts': \`pulse licenses alerts --help\`; each subcommand's are in
+  \`pulse licenses <subcommand> --help\`.
+
+${exitCodesHelp({}, "Each subcommand's help says what 0 and 1 mean for it.")}
 `;
 
 export async function licensesCommand(args: string[], io: CliIo): Promise<number> {

@@ -1,9 +1,11 @@
 /** `pulse <command>`: dispatches to one module per command. */
+import packageJson from '../../package.json' with { type: 'json' };
 import { API_HELP, apiCommand } from './api-command.ts';
 import { ARCHIVE_HELP, archiveCommand } from './archive-command.ts';
 import { DIGEST_HELP, digestCommand } from './digest-command.ts';
 import { DOCTOR_HELP, doctorCommand } from './doctor-command.ts';
 import { EMULATOR_HELP, emulatorCommand } from './emulator-command.ts';
+import { exitCodesHelp } from './exit-codes.ts';
 import { reportFailure } from './failure.ts';
 import { type CliIo, EXIT, UsageError } from './io.ts';
 import { LICENSES_HELP, licensesCommand } from './licenses-command.ts';
@@ -37,6 +39,12 @@ Commands:
   help       Show this help, or \`pulse help <command>\`
 
 Run \`pulse <command> --help\` for a command's options.
+
+Options:
+  -h, --help      show this help
+  -v, --version   print Pulse's version
+
+${exitCodesHelp({}, "Each command's help says what they mean for it.")}
 `;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
@@ -48,6 +56,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case '--help':
       case '-h':
         io.stdout.write(HELPS[rest[0] ?? ''] ?? HELP);
+        return EXIT.ok;
+      case '--version':
+      case '-v':
+        io.stdout.write(`pulse ${packageJson.version}\n`);
         return EXIT.ok;
       case 'emulator':
         return await emulatorCommand(rest, io);

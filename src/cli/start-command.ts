@@ -6,22 +6,37 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_WORK_DIR } from '../adapters/local/work-dir.ts';
 import { archiveCommand } from './archive-command.ts';
 import { digestCommand } from './digest-command.ts';
+import { exitCodesHelp } from './exit-codes.ts';
 import { type CliIo, EXIT } from './io.ts';
 import { loadJob } from './job-command.ts';
 import { licensesAlertsCommand } from './licenses-alerts-command.ts';
 
-export const START_HELP = `Usage: pulse start [--work-dir DIR] [--json] [--faults FILE] [--verbose]
+export const START_HELP = `Usage: pulse start [options]
 
 Runs the weekly cycle locally: the digest for the week that just ended, sent to the local SMTP sink
 (<work-dir>/outbox/*.eml and *.html) and archived in the local S3 (<work-dir>/s3); then the export archive (every
 export file and the client data, with a manifest and coverage report per run) into the same S3; then the license
-alerts (when the config has a "licenses" section), one email per recipient into the same outbox.
-Default work dir: ${DEFAULT_WORK_DIR}/. A second run sees the first: already-sent digests and alerts and
-already-archived files are skipped. With --json, one result line per job (digest, archive, licenses; and
-mail-events after a job whose mail the SMTP sink bounced or complained about: $PULSE_LOCAL_BOUNCE,
-$PULSE_LOCAL_COMPLAIN, \`pulse digest --help\`). --faults runs
-the in-process emulator with that fault profile; exit codes as in \`pulse digest --help\` (the worst of the jobs;
-the later jobs do not run when the digest could not run at all).
+alerts (when the config has a "licenses" section), one email per recipient into the same outbox. A second run sees
+the first: already-sent digests and alerts and already-archived files are skipped.
+
+Options:
+  --config FILE      the config to run (default: the bundled examples/pulse.config.json)
+  --work-dir DIR     state of local runs (default ${DEFAULT_WORK_DIR}/)
+  --faults FILE      run the in-process emulator with this fault profile (see \`pulse emulator --faults\`)
+  --json             one JSON result object per job on stdout (digest, archive, licenses; and mail-events after
+                     a job whose mail the SMTP sink bounced or complained about: $PULSE_LOCAL_BOUNCE,
+                     $PULSE_LOCAL_COMPLAIN, \`pulse digest --help\`)
+  --dry-run          plan and check without sending or writing
+  --verbose          more log lines, and the stack trace of a failure
+  -h, --help         show this help
+
+${exitCodesHelp(
+  {
+    0: 'every job did what it should',
+    1: 'a job held or failed something (listed on stderr and in --json "errors"), or Pulse failed',
+  },
+  "The worst of the jobs' codes; when the digest could not run at all (3, 4, 5), the later jobs do not run.",
+)}
 `;
 
 export async function startCommand(args: string[], io: CliIo): Promise<number> {

@@ -6,6 +6,7 @@ import { type EventEmitter, once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
+import { jsonSyntaxError } from '../config/messages.ts';
 import { type CliIo, UsageError } from './io.ts';
 
 /** stdin for the password prompt; `process.stdin` by default (tests pass a fake terminal). */
@@ -60,44 +61,8 @@ export async function readJsonArgument(flag: string, arg: string): Promise<unkno
   try {
     return JSON.parse(text);
   } catch (e) {
-    const pos = syntaxErrorPosition(text);
-    const line = text.slice(0, pos).split('\n').length;
-    const column = pos - text.lastIndexOf('\n', pos - 1);
-    // V8's message, without its own position and without its echo of the input.
-    const what = (e as Error).message
-      .replace(/ in JSON at position.*$|, ".*$/s, '')
-      .replace(/\p{Cc}/gu, (c) => JSON.stringify(c).slice(1, -1));
-    throw new UsageError(`${flag}: invalid JSON at line ${line}, column ${column} (position ${pos}): ${what}`);
+    throw new UsageError(`${flag}: invalid JSON ${jsonSyntaxError(text, e)}`);
   }
-}
-
-/**
- * Where JSON.parse fails in `text` (which it does). V8 names the position for most errors; for the rest, the
- * shortest prefix that fails for a reason other than ending too early ends at the bad character.
- */
-function syntaxErrorPosition(text: string): number {
-  const failure = (t: string): number | 'end' | 'here' | undefined => {
-    try {
-      JSON.parse(t);
-      return undefined;
-    } catch (e) {
-      const m = /at position (\d+)/.exec((e as Error).message);
-      if (m) return Number(m[1]) >= t.length ? 'end' : Number(m[1]);
-      return /Unexpected end/.test((e as Error).message) ? 'end' : 'here';
-    }
-  };
-  const whole = failure(text);
-  if (typeof whole === 'number') return whole;
-  if (whole !== 'here') return text.length;
-  let lo = 1;
-  let hi = text.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    const f = failure(text.slice(0, mid));
-    if (f === 'here' || typeof f === 'number') hi = mid;
-    else lo = mid + 1;
-  }
-  return lo - 1;
 }
 
 export interface Output {
@@ -113,8 +78,9 @@ export interface Output {
  * (`pulse api … | head`) ends the output quietly instead of crashing the process with EPIPE.
  */
 export function outputOf(stdout: CliIo['stdout']): Output {
-  const out = stdout as CliIo['stdout'] & Partial<Pick<EventEmitter, 'on' | 'once'>>;
-  let closed = false;
+  const out = stdout as CliIo['stdout'] & Partial<Pick<EventEmitter, 'on' | 'once'>> & { destroyed?: boolean };
+  // A reader gone before this output began (processIo in io.ts let the stream drop its writes): no 'drain' comes.
+  let closed = out.destroyed === true;
   let failure: Error | undefined;
   const onError = (e: NodeJS.ErrnoException) => {
     closed = true;

@@ -105,6 +105,17 @@ export const Licenses = z.strictObject({
     .max(500)
     .default(50)
     .describe('keys shown in one email (most urgent first); all of them are in its CSV attachment'),
+  firstRun: z
+    .enum(['summary', 'send-all'])
+    .default('summary')
+    .describe(
+      'what the first run of a product for a recipient does (the state table holds no first-run record for them ' +
+        'yet: a new deployment, a new product or recipient): "summary" sends one email per recipient listing the ' +
+        'keys already in a stage and records those stages as seen, so later runs alert only on stage changes; ' +
+        '"send-all" sends every stage due as alerts. The default is "summary": a registry that has been ' +
+        'running for years holds hundreds of keys in a stage on the first day, and a wall of alerts about ' +
+        'nothing new is what an operator does not expect (`pulse licenses --dry-run` shows the numbers first)',
+    ),
   report: z
     .strictObject({
       title: Text.default('Weekly license registry report'),

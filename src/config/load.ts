@@ -1,6 +1,7 @@
 /** Reads and validates the config; every failure is a ConfigError naming the file and the field's path. */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { formatPath } from '../client/shape.ts';
+import { issueMessage, jsonSyntaxError } from './messages.ts';
 import { PulseConfig } from './schema.ts';
 
 export class ConfigError extends Error {
@@ -23,7 +24,9 @@ export function configPath(flag: string | undefined, env: Record<string, string 
 export function parseConfig(value: unknown, source = 'config'): PulseConfig {
   const parsed = PulseConfig.safeParse(value);
   if (parsed.success) return parsed.data;
-  const lines = parsed.error.issues.slice(0, 5).map((i) => `${formatPath(i.path)}: ${i.message}`);
+  const lines = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `${formatPath(i.path)}: ${issueMessage(i, value, PulseConfig)}`);
   throw new ConfigError(`${source}: invalid configuration\n  ${lines.join('\n  ')}`);
 }
 
@@ -40,7 +43,7 @@ export function readConfigJson(path: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`${path}: not valid JSON (${(e as Error).message})`);
+    throw new ConfigError(`${path}: not valid JSON ${jsonSyntaxError(text, e)}`);
   }
 }
 
@@ -72,8 +75,17 @@ function readConfigText(path: string): string {
   }
 }
 
-const cannotRead = (path: string, e: unknown) =>
-  new ConfigError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+function cannotRead(path: string, e: unknown): ConfigError {
+  const code = (e as NodeJS.ErrnoException).code;
+  const what = `${path}: cannot read (${code ?? (e as Error).message})`;
+  // No --config and no $PULSE_CONFIG (configPath), and none here: say how to name one.
+  if (code === 'ENOENT' && path === DEFAULT_CONFIG_PATH)
+    return new ConfigError(
+      `${what}: there is no ${DEFAULT_CONFIG_PATH} in this folder; name a config with --config FILE or ` +
+        '$PULSE_CONFIG (a job run with --local uses the bundled example)',
+    );
+  return new ConfigError(what);
+}
 
 const tooLarge = (path: string, size: string) =>
   new ConfigError(`${path}: too large (${size}); a config file may have at most ${MAX_CONFIG_BYTES} bytes (1 MiB)`);

@@ -255,7 +255,13 @@ export const PulseConfig = z
     deploy: Deploy.optional().describe('settings of the deployed stack (cdk synth / deploy only)'),
   })
   .superRefine((cfg, ctx) => {
-    const known = new Set(cfg.products.map((p) => p.id));
+    const known = new Set<string>();
+    cfg.products.forEach((p, i) => {
+      // One entry per product: a second would give the same product two names (and the local emulator one of them).
+      if (known.has(p.id))
+        ctx.addIssue({ code: 'custom', path: ['products', i, 'id'], message: `duplicate product id ${p.id}` });
+      known.add(p.id);
+    });
     const seen = new Set<string>();
     cfg.digests.forEach((d, i) => {
       if (seen.has(d.id))

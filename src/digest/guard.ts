@@ -1,7 +1,8 @@
 /**
  * The guard before sending: a digest goes out only when every call succeeded, the week is complete, the counts are
  * plausible against the trailing weeks and every chart has pixels. Each failed check becomes one reason, written for
- * the owner's failure notice (product names, operation ids, the numbers involved; never a secret).
+ * the owner's failure notice (product names, operation ids, the numbers involved; never a secret); a product the
+ * service does not show the user is one reason, however many calls it failed.
  */
 
 import { weeksEndingWith } from '../core/calendar.ts';
@@ -28,6 +29,8 @@ export interface GuardOptions {
   minLevel?: number;
   /** Rendered charts, checked by the caller on the PNG pixels. */
   charts?: ChartCheck[];
+  /** Who made the calls, named when a product is not visible: the signed-in user (when known) and the service. */
+  caller?: { user: string | undefined; service: string };
 }
 
 export type GuardResult = { ok: true } | { ok: false; reasons: string[] };
@@ -41,8 +44,20 @@ export function checkDigest(data: DigestData, figures: DigestFigures, opts: Guar
   const nameOf = (id: string) => names.get(id) ?? `product ${id}`;
   const reasons: string[] = [];
 
+  // A product the user cannot see fails every call with 404: one reason for it, not one per call.
+  const invisible = productsNotVisible(data);
+  for (const id of invisible) {
+    const who = opts.caller ? ` to ${opts.caller.user ?? 'the signed-in user'} on ${opts.caller.service}` : '';
+    // The figures' default name ("Product <id>") would only repeat the id.
+    const name = names.get(id);
+    const named = name && name.toLowerCase() !== `product ${id}` ? ` (${name})` : '';
+    reasons.push(
+      `product ${id}${named} is not visible${who} (every call answered 404): ` +
+        'check products in the config, and that this user may see the product',
+    );
+  }
   for (const call of data.calls) {
-    if (!call.error) continue;
+    if (!call.error || invisible.has(call.productId)) continue;
     // Service errors already start with the operation id; say it once.
     const prefix = `${call.operationId}: `;
     const { message } = call.error;
@@ -91,4 +106,12 @@ export function checkDigest(data: DigestData, figures: DigestFigures, opts: Guar
   for (const chart of opts.charts ?? []) if (chart.blank) reasons.push(`chart ${chart.id} is blank`);
 
   return reasons.length === 0 ? { ok: true } : { ok: false, reasons };
+}
+
+/** Products whose every call answered 404: the service does not show them to this user (docs/interface.md). */
+function productsNotVisible(data: DigestData): Set<string> {
+  const notFound = new Map<string, boolean>();
+  for (const call of data.calls)
+    notFound.set(call.productId, (notFound.get(call.productId) ?? true) && call.error?.status === 404);
+  return new Set([...notFound].filter(([, all]) => all).map(([id]) => id));
 }

@@ -48,13 +48,16 @@ export async function prepareDigest(
   week: IsoWeek,
   opts: PrepareOptions,
 ): Promise<PreparedDigest> {
-  const data = await client.withSession((c) =>
-    collectDigestData(c, digest.productIds, week, {
+  const { data, user } = await client.withSession(async (c) => {
+    const collected = await collectDigestData(c, digest.productIds, week, {
       daysUntilDeclaredLost: digest.thresholds.daysUntilDeclaredLost,
       concurrency: config.service.concurrency,
       sections: digest.sections,
-    }),
-  );
+    });
+    // A 404 may be a product the user cannot see: the guard then names the user.
+    const named = collected.calls.some((call) => call.error?.status === 404) ? await signedInUser(c) : undefined;
+    return { data: collected, user: named };
+  });
   const names = Object.fromEntries(config.products.flatMap((p) => (p.name ? [[p.id, p.name]] : [])));
   const figures = computeFigures(data, { names });
   const notable = { notableChangePercent: digest.thresholds.notableChangePercent };
@@ -77,6 +80,7 @@ export async function prepareDigest(
     // The service counts in UTC days, so "today" for completeness is the UTC date of now.
     serviceToday: opts.now.toISOString().slice(0, 10),
     charts: [...charts].map(([cid, png]) => ({ id: cid, blank: isBlank(png) })),
+    caller: { user, service: config.service.baseUrl },
   });
   if (!guard.ok && opts.force) built = build(`Data incomplete: ${guard.reasons.join('; ')}`);
   const { html, text } = renderDigestEmail(built.view);
@@ -86,6 +90,18 @@ export async function prepareDigest(
     .map(([cid, png]) => ({ filename: cid, content: png, contentType: 'image/png', cid }));
   const report = renderDigestReport(built.view, charts);
   return { week, data, figures, view: built.view, html, text, images, charts, report, guard };
+}
+
+/**
+ * The signed-in user's address from the session's sign-in answer (no request: the session is open). Undefined when
+ * the answer does not have the documented shape: naming the user must not fail the digest.
+ */
+async function signedInUser(client: ReportingClient): Promise<string | undefined> {
+  try {
+    return (await client.signIn()).account.email;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The subject line: the title and the week, marked when forced through the guard. */

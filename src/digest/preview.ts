@@ -18,7 +18,7 @@ import { messageFor, reportPageName } from './run-digest.ts';
 export interface PreviewOptions {
   digestIds?: string[];
   week?: string;
-  /** Where the .eml/.html go (an EmlFileWriter); its `written` paths become the outputs. */
+  /** Where the .eml/.html go (a PreviewWriter: images inline in the .html); its `written` paths are the outputs. */
   writer: Mailer & { written: string[] };
   /** Where the full report pages go (next to the .eml), linked from the email's "view in browser". */
   pages: ReportPages;

@@ -46,9 +46,7 @@ export async function* awsChecks(config: PulseConfig, clients: AwsCheckClients):
   yield* suppressionChecks(table, tableResult, () => clients.dynamodb());
   const { transport } = config.mail;
   if (transport.kind === 'ses') {
-    const ses = clients.ses(transport.region);
-    yield await sesIdentityCheck(config.mail.from, ses);
-    yield await sesAccountCheck(ses);
+    yield* sesChecks(config.mail.from, clients.ses(transport.region));
     yield skip('SMTP', 'not configured (mail.transport is SES)');
   } else {
     yield skip('SES', 'not configured (mail.transport is SMTP)');
@@ -92,11 +90,25 @@ async function tableCheck(table: string | undefined, clients: AwsCheckClients): 
   }
 }
 
+/** The SES checks in the region they run in (mail.transport.region, else the AWS environment's). */
+async function* sesChecks(from: string, ses: SESv2Client): AsyncGenerator<CheckResult> {
+  let region: string;
+  try {
+    region = await ses.config.region();
+  } catch (e) {
+    // No region anywhere ("Region is missing"): neither check can be made, and each says so on its own line.
+    yield fail(`SES identity ${from}`, 'GetEmailIdentity', e);
+    yield fail('SES account', 'GetAccount', e);
+    return;
+  }
+  yield await sesIdentityCheck(from, ses, region);
+  yield await sesAccountCheck(ses, region);
+}
+
 /** The sender address, or else its domain, as an SES identity: verified for sending? */
-async function sesIdentityCheck(from: string, ses: SESv2Client): Promise<CheckResult> {
+async function sesIdentityCheck(from: string, ses: SESv2Client, region: string): Promise<CheckResult> {
   const name = `SES identity ${from}`;
   const domain = from.slice(from.lastIndexOf('@') + 1);
-  const region = await ses.config.region();
   try {
     for (const identity of [from, domain]) {
       let answer: { VerificationStatus?: string | undefined; VerifiedForSendingStatus?: boolean | undefined };
@@ -124,8 +136,7 @@ async function sesIdentityCheck(from: string, ses: SESv2Client): Promise<CheckRe
   }
 }
 
-async function sesAccountCheck(ses: SESv2Client): Promise<CheckResult> {
-  const region = await ses.config.region();
+async function sesAccountCheck(ses: SESv2Client, region: string): Promise<CheckResult> {
   const name = `SES account in ${region}`;
   try {
     const account = await ses.send(new GetAccountCommand({}));

@@ -84,6 +84,11 @@ describe('the layout rules', () => {
       'functions/archive-plan/runtime.ts → functions/archive-copy/runtime.ts',
     ],
     [
+      'console-only-reads',
+      { 'src/console/page.ts': "import { ports } from '../app/local-runtime.ts';\nexport const p = ports;\n" },
+      'src/console/page.ts → src/app/local-runtime.ts',
+    ],
+    [
       'no-circular',
       {
         'src/digest/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n",

@@ -14,8 +14,8 @@ import type { CliIo } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
 
 const PRODUCT = '40000000017';
-/** Not a product of the service: its listings fail. */
-const UNKNOWN_PRODUCT = '55555555555';
+/** A product of the config (so the local emulator serves it) whose exception listing the fault profile fails. */
+const FAILING_PRODUCT = '55555555555';
 let tmp: string;
 let config: string;
 let noArchiveConfig: string;
@@ -24,7 +24,7 @@ beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'pulse-cli-archive-'));
   const example = JSON.parse(await readFile(EXAMPLE_CONFIG, 'utf8'));
   delete example.$schema;
-  example.products = [{ id: PRODUCT }, { id: UNKNOWN_PRODUCT }];
+  example.products = [{ id: PRODUCT }, { id: FAILING_PRODUCT }];
   example.digests = [];
   config = join(tmp, 'archive.config.json');
   await writeFile(config, JSON.stringify(example));
@@ -117,15 +117,23 @@ describe('pulse archive --local', () => {
 
   it('exits 1 when a listing fails, naming it', async () => {
     const workDir = join(tmp, 'failing');
+    const faults = join(tmp, 'listing-404.json');
+    const rule = {
+      operations: ['exceptionsListFiles'],
+      path: `/${FAILING_PRODUCT}$`,
+      serverErrorRate: 1,
+      serverErrorStatus: 404,
+    };
+    await writeFile(faults, JSON.stringify({ rules: [rule] }));
     const r = await pulse(
       'archive',
-      ...['--local', '--work-dir', workDir, '--config', config, '--product', UNKNOWN_PRODUCT, '--kind', 'exceptions'],
-      '--json',
+      ...['--local', '--work-dir', workDir, '--config', config, '--product', FAILING_PRODUCT, '--kind', 'exceptions'],
+      ...['--faults', faults, '--json'],
     );
     expect(r.code).toBe(1);
     const result = jsonResult(r.stdout);
     expect(result).toMatchObject({ ok: false, counts: { failed: 1, listed: 0 } });
-    expect(result.errors).toEqual([expect.stringContaining(`${UNKNOWN_PRODUCT} exceptions: listing failed`)]);
+    expect(result.errors).toEqual([expect.stringContaining(`${FAILING_PRODUCT} exceptions: listing failed`)]);
   });
 
   it('exits 2 on usage and configuration errors', async () => {

@@ -43,6 +43,7 @@ describe('pulse.config.json', () => {
     [(c: RawConfig) => (c.service.baseUrl = 'ftp://x'), 'service.baseUrl:'],
     [(c: RawConfig) => (c.service.password = 'x'), 'service: Unrecognized key'],
     [(c: RawConfig) => c.digests.push(c.digests[0]), 'digests[1].id: duplicate digest id exec-weekly'],
+    [(c: RawConfig) => c.products.push({ ...c.products[0] }), `products[2].id: duplicate product id 12345678901`],
     [(c: RawConfig) => (c.products[0].id = 12345678901), 'products[0].id:'],
     [(c: RawConfig) => (c.archive.clientSource = 'csv'), 'archive.clientSource:'],
     [(c: RawConfig) => (c.service.sessionBudget = 5), 'service.sessionBudget: at most 4: the service allows 5'],

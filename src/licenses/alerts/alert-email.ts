@@ -1,7 +1,8 @@
 /**
  * The license alert email from a LicenseAlertView: HTML from the compiled templates/license-alert.mjml (filled by the
  * escaping templater) and the plain-text part from the same view. The view is plain text throughout; escaping is
- * the templater's job alone.
+ * the templater's job alone. A first run's summary (summary-view.ts) is the same email with its own title and intro
+ * and a "what happens next" box: one template, so the Lambda's bundle and the key list never differ between them.
  */
 import { loadTemplate } from '../../core/render/compiled-templates.ts';
 import type { RenderedEmail } from '../../core/render/rendered-email.ts';
@@ -11,6 +12,8 @@ export interface LicenseAlertView {
   /** The recipient's local date, e.g. "Tuesday 24 Nov 2026". */
   dateLabel: string;
   intro: string;
+  /** A first run's summary: what the recipient gets from now on; null in an alert email. */
+  next: { title: string; text: string } | null;
   /** Alerts per stage ("By stage") and per label ("By label"), one line each. */
   summaries: { title: string; lines: { text: string; count: number }[] }[];
   groups: {
@@ -43,6 +46,8 @@ const TONES = {
   info: { bg: '#e2ecfb', fg: '#17407a' },
 };
 const TREND_COLORS = { up: '#1a7f37', down: '#b42318', flat: '#5b6472' };
+/** The shared dark-mode classes (templates/partials/head.mjml): the light colours above are too dark on a dark card. */
+const TREND_CLASSES = { up: 'pulse-good', down: 'pulse-bad', flat: 'pulse-neutral' };
 
 export function renderLicenseAlertEmail(view: LicenseAlertView, compiledHtml?: string): RenderedEmail {
   const model = {
@@ -50,6 +55,7 @@ export function renderLicenseAlertEmail(view: LicenseAlertView, compiledHtml?: s
     weekLabel: view.dateLabel,
     preview: view.intro,
     intro: view.intro,
+    next: view.next,
     summaries: view.summaries,
     groups: view.groups.map((g) => ({
       title: g.title,
@@ -57,6 +63,7 @@ export function renderLicenseAlertEmail(view: LicenseAlertView, compiledHtml?: s
       rows: g.rows.map((r) => ({
         ...r,
         trendColor: TREND_COLORS[r.trend],
+        trendClass: TREND_CLASSES[r.trend],
         labels: r.labels.map((l) => ({ text: l.text, ...TONES[l.tone] })),
       })),
     })),
@@ -70,6 +77,7 @@ export function renderLicenseAlertEmail(view: LicenseAlertView, compiledHtml?: s
 
 function licenseAlertText(view: LicenseAlertView): string {
   const lines = [view.title, view.dateLabel, '', view.intro, ''];
+  if (view.next) lines.push(`${view.next.title}: ${view.next.text}`, '');
   if (view.moreText) lines.push(view.moreText, '');
   for (const s of view.summaries) {
     lines.push(`${s.title}:`);

@@ -141,6 +141,7 @@ export function alertView(
       keys === alerts
         ? `${plural(keys, 'license key')} reached a new alert stage.`
         : `${plural(keys, 'license key')} reached a new alert stage (${alerts} alerts: some keys are in two).`,
+    next: null,
     summaries,
     groups,
     moreText:

@@ -1,10 +1,13 @@
 /**
  * The counts of a license alert run (`--json`, the Lambda's result). Alert counts are per (key, stage, recipient); the
  * delivery states `failed`, `sentUnconfirmed` and `unknown` count emails, as in docs/delivery.md "Delivery states";
- * `stage:<stage>` and `label:<label>` count the alerts sent (in a dry run: that would be sent).
+ * `stage:<stage>` and `label:<label>` count the alerts sent (in a dry run: that would be sent). `recipients` has the
+ * same alerts per recipient, email and stage (the dry run's table). Every listing is in one order (`ordered`): stages
+ * as a key lives through them (stage.ts `lifecycleRank`), labels alphabetical, recipients by alerts then address.
  */
 import type { OutcomeCounters } from '../../core/delivery/delivery-tally.ts';
 import type { JobResult } from '../../core/job-result.ts';
+import { byLifecycle, type Stage } from './stage.ts';
 
 export type LicenseAlertCounts = {
   /** Registry keys read, over all products. */
@@ -21,8 +24,12 @@ export type LicenseAlertCounts = {
   alertsUnknown: number;
   /** Unknown alerts recorded as delivered with --confirm-unknown, without sending. */
   alertsConfirmed: number;
-  /** Emails sent. */
+  /** Emails sent (alert emails and first-run summaries). */
   emails: number;
+  /** Of those, first-run summaries (`licenses.firstRun: "summary"`; in a dry run: that would be sent). */
+  summaries: number;
+  /** Alerts listed in those summaries, recorded as seen (counted in `alertsSent` too). */
+  alertsInSummaries: number;
   /** Emails certainly not sent (their alerts are released: the next run sends them). */
   failed: number;
   /** Emails sent but not recorded in the ledger. */
@@ -45,6 +52,8 @@ export const emptyLicenseAlertCounts = (): LicenseAlertCounts => ({
   alertsUnknown: 0,
   alertsConfirmed: 0,
   emails: 0,
+  summaries: 0,
+  alertsInSummaries: 0,
   failed: 0,
   sentUnconfirmed: 0,
   unknown: 0,
@@ -65,4 +74,51 @@ export const EMAIL_COUNTERS: OutcomeCounters = {
 
 export function addTo(result: JobResult<LicenseAlertCounts>, name: string, n = 1): void {
   result.counts[name] = (result.counts[name] ?? 0) + n;
+}
+
+/** What one email carried (in a dry run: would carry), per stage. */
+export interface RecipientCount {
+  address: string;
+  /** `alerts`: the alert email; `summary`: a first run's summary (`licenses.firstRun`). */
+  email: 'alerts' | 'summary';
+  /** Alerts per stage, in lifecycle order. */
+  stages: Partial<Record<Stage, number>>;
+  alerts: number;
+}
+
+/** A license alert run's result: the job's counts, and the same alerts per recipient and stage. */
+export interface LicenseAlertResult extends JobResult<LicenseAlertCounts> {
+  /** Most alerts first, then by address (then alert email before summary). */
+  recipients: RecipientCount[];
+}
+
+export function recipientCount(
+  address: string,
+  email: RecipientCount['email'],
+  byStage: Map<Stage, number>,
+): RecipientCount {
+  const stages = [...byStage].sort(([a], [b]) => byLifecycle(a, b));
+  return { address, email, stages: Object.fromEntries(stages), alerts: stages.reduce((n, [, c]) => n + c, 0) };
+}
+
+const byAlertsThenAddress = (a: RecipientCount, b: RecipientCount): number =>
+  b.alerts - a.alerts || compare(a.address, b.address) || compare(a.email, b.email);
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The result with every listing in its order: the fixed counts first, then `stage:*` in lifecycle order, then
+ * `label:*` alphabetical (an object lists its keys in the order they were added, which was the order met).
+ */
+export function ordered(result: LicenseAlertResult): LicenseAlertResult {
+  const fixed = Object.keys(emptyLicenseAlertCounts());
+  const rest = Object.keys(result.counts).filter((k) => !fixed.includes(k));
+  const stages = rest.filter((k) => k.startsWith('stage:'));
+  const labels = rest.filter((k) => k.startsWith('label:')).sort(compare);
+  const others = rest.filter((k) => !k.startsWith('stage:') && !k.startsWith('label:')).sort(compare);
+  stages.sort((a, b) => byLifecycle(a.slice(6) as Stage, b.slice(6) as Stage));
+  const counts = Object.fromEntries(
+    [...fixed, ...stages, ...labels, ...others].map((k) => [k, result.counts[k] ?? 0]),
+  ) as LicenseAlertCounts;
+  return { ...result, counts, recipients: [...result.recipients].sort(byAlertsThenAddress) };
 }

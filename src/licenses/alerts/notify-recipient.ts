@@ -6,7 +6,8 @@
  * claimed → nothing sent. What the run holds is a batch and the draft's most urgent alerts, whatever the number of
  * alerts. An email whose outcome is unknown is reported and told once to the owner (unknown-delivery-notice.ts);
  * its alerts are sent again or recorded as delivered only when a person asks. A dry run reads the ledger instead of
- * claiming, and neither sends nor writes.
+ * claiming, and neither sends nor writes. A first run's summary (first-run.ts) takes the same path: only its words
+ * differ (summary-view.ts).
  */
 import { forEachWithConcurrency, mapWithConcurrency, type ReportingClient } from '../../client/index.ts';
 import type { LicensesConfig, PulseConfig } from '../../config/schema.ts';
@@ -21,19 +22,21 @@ import {
 import { licenseAlertsLabel } from '../../core/delivery/delivery-label.ts';
 import { tallyDelivery } from '../../core/delivery/delivery-tally.ts';
 import { noticeUnknownDelivery } from '../../core/delivery/unknown-delivery-notice.ts';
-import type { JobResult } from '../../core/job-result.ts';
 import type { ScratchDir } from '../../core/spill-file.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { MailMessage } from '../../ports/mailer.ts';
 import { type Alert, keyIdOf, type ShownAlert } from './alert.ts';
+import type { LicenseAlertView } from './alert-email.ts';
 import { renderLicenseAlertEmail } from './alert-email.ts';
 import { AlertEmailDraft } from './alert-email-draft.ts';
 import { type RecipientSpool, spooledAlerts } from './alert-spool.ts';
-import { type AlertSummary, alertView, stagesByUrgency, type ViewContext } from './alert-view.ts';
-import { addTo, EMAIL_COUNTERS, type LicenseAlertCounts } from './counts.ts';
+import { type AlertSummary, alertView, type ViewContext } from './alert-view.ts';
+import { addTo, EMAIL_COUNTERS, type LicenseAlertResult, recipientCount } from './counts.ts';
 import { labelsOf } from './labels.ts';
 import type { LicenseRecipient } from './routing.ts';
+import { byLifecycle } from './stage.ts';
+import { summaryView } from './summary-view.ts';
 import { fetchUsage, type KeyUsage, type UsageWindows } from './usage.ts';
 
 /** Gmail clips HTML above 102 KB; the email stays below this with room for headers. */
@@ -61,8 +64,11 @@ export interface RunContext {
    * them again, `confirm` records them as delivered without sending. Default: report them and tell the owner once.
    */
   unknownDeliveries: 'resend' | 'confirm' | undefined;
-  result: JobResult<LicenseAlertCounts>;
+  result: LicenseAlertResult;
 }
+
+/** Which email a spool becomes: the alerts, or a first run's summary of the named products. */
+export type EmailKind = { kind: 'alerts' } | { kind: 'summary'; productNames: string[] };
 
 /** The unknown alerts met, and per email (the recipient's local date of its claims) what the owner is told. */
 interface UnknownTally {
@@ -79,14 +85,22 @@ interface UnknownEmail {
   reason: string;
 }
 
-export async function notifyRecipient(ctx: RunContext, spool: RecipientSpool): Promise<void> {
+/**
+ * Tells one recipient; false when the email certainly did not go out (suppressed, failed: its alerts are unclaimed
+ * for the next run), true otherwise (sent, nothing to send, or its outcome unknown). Throws when nothing was sent.
+ */
+export async function notifyRecipient(
+  ctx: RunContext,
+  spool: RecipientSpool,
+  email: EmailKind = { kind: 'alerts' },
+): Promise<boolean> {
   const { result } = ctx;
   const { recipient } = spool;
   // Asked before any claim, as deliverOnce does: a suppressed recipient's alerts stay unclaimed for after clearing.
   const suppressed = ctx.dryRun ? undefined : await suppressionOf(ctx.ports, recipient.address);
   if (suppressed) {
     tallyDelivery(result, suppressed, `license alerts to ${recipient.address}`, EMAIL_COUNTERS);
-    return;
+    return false;
   }
   const names = new Map(ctx.config.products.map((p) => [p.id, p.name ?? p.id]));
   const productName = (id: string) => names.get(id) ?? id;
@@ -113,27 +127,30 @@ export async function notifyRecipient(ctx: RunContext, spool: RecipientSpool): P
   if (!ctx.dryRun) await tellOwner(ctx, recipient, unknown.emails);
   if (failure !== undefined) throw failure;
   const { summary } = draft;
-  if (summary.alerts === 0) return;
+  if (summary.alerts === 0) return true;
   const address = recipient.address;
+  const label = email.kind === 'summary' ? `${address} (summary)` : address;
   if (ctx.dryRun) {
-    result.outputs.push(`would tell ${address}: ${describe(summary)}`);
-    count(result, summary);
-    return;
+    result.outputs.push(`would tell ${label}: ${describe(summary)}`);
+    count(result, summary, address, email);
+    return true;
   }
-  const message = messageFor(ctx, recipient, draft, productName);
+  const message = messageFor(ctx, recipient, draft, productName, email);
   const delivery = await sendClaimed(ctx.ports, draft.ledgerKeys(), message);
   tallyDelivery(result, delivery, `license alerts to ${address} (${summary.alerts} alerts)`, EMAIL_COUNTERS);
   if (delivery.outcome === 'sent' || delivery.outcome === 'sentUnconfirmed') {
-    count(result, summary);
-    result.outputs.push(`told ${address}: ${describe(summary)}`);
+    count(result, summary, address, email);
+    result.outputs.push(`told ${label}: ${describe(summary)}`);
   }
   if (delivery.outcome === 'unknown') {
     // The ledger's own claim time, as a later run reads it, so both name the same notice.
     const record = await ctx.ports.ledger.get(draft.firstClaim!).catch(() => undefined);
     const claimedAt = record && record.state !== 'done' ? record.claimedAt : ctx.ports.clock.now().toISOString();
-    const email = { alerts: summary.alerts, claimedAt, reason: delivery.error ?? '' };
-    await tellOwner(ctx, recipient, new Map([[localDateTime(new Date(claimedAt), recipient.timeZone).date, email]]));
+    const unknownEmail = { alerts: summary.alerts, claimedAt, reason: delivery.error ?? '' };
+    const date = localDateTime(new Date(claimedAt), recipient.timeZone).date;
+    await tellOwner(ctx, recipient, new Map([[date, unknownEmail]]));
   }
+  return delivery.outcome !== 'failed';
 }
 
 /** The usage of a batch's keys, by product and key. */
@@ -185,15 +202,21 @@ async function tellOwner(ctx: RunContext, recipient: LicenseRecipient, emails: M
   }
 }
 
-function count(result: JobResult<LicenseAlertCounts>, summary: AlertSummary): void {
+/** Counts an email that went out (dry run: would go out), in the totals and as the recipient's row. */
+function count(result: LicenseAlertResult, summary: AlertSummary, address: string, email: EmailKind): void {
   addTo(result, 'alertsSent', summary.alerts);
+  if (email.kind === 'summary') {
+    addTo(result, 'summaries');
+    addTo(result, 'alertsInSummaries', summary.alerts);
+  }
   for (const [stage, n] of summary.byStage) addTo(result, `stage:${stage}`, n);
   for (const [label, n] of summary.byLabel) addTo(result, `label:${label}`, n);
+  result.recipients.push(recipientCount(address, email.kind, summary.byStage));
 }
 
-/** "3 alerts (before-7 ×2, over-quota ×1)". */
+/** "3 alerts (before-7 ×2, over-quota ×1)", stages in lifecycle order. */
 function describe(summary: AlertSummary): string {
-  const parts = stagesByUrgency(summary).map(([s, n]) => `${s} ×${n}`);
+  const parts = [...summary.byStage].sort(([a], [b]) => byLifecycle(a, b)).map(([s, n]) => `${s} ×${n}`);
   return `${summary.alerts} alert${summary.alerts === 1 ? '' : 's'} (${parts.join(', ')})`;
 }
 
@@ -269,12 +292,20 @@ function reportUnknown(ctx: RunContext, unknown: UnknownTally): void {
  * The email with the most urgent alerts that fit: `maxKeys`, fewer if the HTML would pass MAX_HTML_BYTES. `shown`
  * sorted by urgency; `summary` counts every alert the email carries (by default, `shown`).
  */
-export function renderFitting(shown: ShownAlert[], maxKeys: number, viewCtx: ViewContext, summary?: AlertSummary) {
+export function renderFitting(
+  shown: ShownAlert[],
+  maxKeys: number,
+  viewCtx: ViewContext,
+  summary?: AlertSummary,
+  /** What the email says around the keys (a first run's summary); default the alert email's. */
+  frame: (view: LicenseAlertView) => LicenseAlertView = (view) => view,
+) {
+  const render = (limit: number) => renderLicenseAlertEmail(frame(alertView(shown, limit, viewCtx, summary)));
   let limit = Math.min(maxKeys, shown.length);
-  let rendered = renderLicenseAlertEmail(alertView(shown, limit, viewCtx, summary));
+  let rendered = render(limit);
   while (Buffer.byteLength(rendered.html) > MAX_HTML_BYTES && limit > 1) {
     limit = Math.max(1, Math.floor(limit * 0.7));
-    rendered = renderLicenseAlertEmail(alertView(shown, limit, viewCtx, summary));
+    rendered = render(limit);
   }
   return { rendered, limit };
 }
@@ -284,30 +315,43 @@ function messageFor(
   recipient: LicenseRecipient,
   draft: AlertEmailDraft,
   productName: (id: string) => string,
+  email: EmailKind,
 ): MailMessage {
   const today = localDateTime(ctx.now, recipient.timeZone).date;
   const viewCtx = { today, productName, windowDays: ctx.licenses.usage.windowDays, footer: 'Sent by Pulse' };
   const { summary } = draft;
-  const { rendered, limit } = renderFitting(draft.top(), ctx.licenses.maxKeysInEmail, viewCtx, summary);
+  const frame =
+    email.kind === 'summary'
+      ? (view: LicenseAlertView) => summaryView(view, summary, email.productNames, ctx.licenses.stages)
+      : undefined;
+  const { rendered, limit } = renderFitting(draft.top(), ctx.licenses.maxKeysInEmail, viewCtx, summary, frame);
   const { keys } = summary;
+  const keysText = `${keys} key${keys === 1 ? '' : 's'}`;
   return {
     from: ctx.config.mail.from,
     to: recipient.address,
-    subject: `License alerts: ${keys} key${keys === 1 ? '' : 's'} need${keys === 1 ? 's' : ''} action (${today})`,
+    subject:
+      email.kind === 'summary'
+        ? `License alerts start: ${keysText} already in an alert stage (${today})`
+        : `License alerts: ${keysText} need${keys === 1 ? 's' : ''} action (${today})`,
     html: rendered.html,
     text: rendered.text,
     ...(limit < summary.alerts
       ? {
           attachments: [
             {
-              filename: `license-alerts-${today}.csv`,
+              filename: `license-${email.kind === 'summary' ? 'summary' : 'alerts'}-${today}.csv`,
               content: draft.csv(),
               contentType: 'text/csv; charset=utf-8',
             },
           ],
         }
       : {}),
-    headers: { 'X-Pulse-License-Alerts': today },
+    // The summary carries the alerts' header too: it is the same job's email, read by the same tools.
+    headers: {
+      'X-Pulse-License-Alerts': today,
+      ...(email.kind === 'summary' ? { 'X-Pulse-License-Summary': today } : {}),
+    },
     ...(draft.delivery !== undefined ? { delivery: draft.delivery } : {}),
   };
 }

@@ -25,3 +25,20 @@ export function routerFor(config: Pick<LicensesConfig, 'routing' | 'owner'>): Ro
     return owner;
   };
 }
+
+/**
+ * Everyone who may hear about a product's keys: the recipients of every rule that may match it (any rule without
+ * `productIds`, or with it), and the owner. Once each (by lower-cased address), in config order.
+ */
+export function recipientsOf(config: Pick<LicensesConfig, 'routing' | 'owner'>, productId: string): LicenseRecipient[] {
+  const all = config.routing
+    .filter((r) => !r.productIds || r.productIds.includes(productId))
+    .flatMap((r) => r.recipients);
+  const seen = new Set<string>();
+  return [...all, config.owner].filter((r) => {
+    const address = r.address.toLowerCase();
+    if (seen.has(address)) return false;
+    seen.add(address);
+    return true;
+  });
+}

@@ -4,11 +4,14 @@
  * time zone), spool the alerts per recipient on disk (alert-spool.ts), then tell each recipient once
  * (notify-recipient.ts: claim in the ledger, usage from the service, one email under all the claims). Memory holds
  * pages and batches, never the registry or all its alerts. The same function runs in Lambda, the CLI and tests.
+ *
+ * With `licenses.firstRun: "summary"` (the default), a recipient's alerts of a product whose first run this is for
+ * them (first-run.ts) are spooled apart and sent as one summary email, settled like alerts; the end of each first
+ * run is recorded once the recipients were told.
  */
 import type { ReportingClient } from '../../client/index.ts';
 import type { PulseConfig } from '../../config/schema.ts';
 import { localDateTime } from '../../core/calendar.ts';
-import type { JobResult } from '../../core/job-result.ts';
 import { ScratchDir } from '../../core/spill-file.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
@@ -16,11 +19,12 @@ import type { Logger } from '../../ports/logger.ts';
 import type { Mailer } from '../../ports/mailer.ts';
 import type { SuppressionList } from '../../ports/suppressions.ts';
 import { streamRegistry } from '../shared/registry-stream.ts';
-import { AlertSpool } from './alert-spool.ts';
-import { addTo, emptyLicenseAlertCounts, type LicenseAlertCounts } from './counts.ts';
+import { AlertSpool, type RecipientSpool } from './alert-spool.ts';
+import { addTo, emptyLicenseAlertCounts, type LicenseAlertResult, ordered } from './counts.ts';
 import { evaluator } from './evaluate.ts';
-import { notifyRecipient } from './notify-recipient.ts';
-import type { LicenseRecipient } from './routing.ts';
+import { FirstRuns } from './first-run.ts';
+import { type EmailKind, notifyRecipient } from './notify-recipient.ts';
+import { type LicenseRecipient, recipientsOf } from './routing.ts';
 import { usageWindows } from './usage.ts';
 
 export interface LicenseAlertPorts {
@@ -50,19 +54,20 @@ export interface LicenseAlertOptions {
   scratchDir?: string;
 }
 
-export type { LicenseAlertCounts } from './counts.ts';
+export type { LicenseAlertCounts, LicenseAlertResult, RecipientCount } from './counts.ts';
 
 export async function runLicenseAlerts(
   config: PulseConfig,
   ports: LicenseAlertPorts,
   opts: LicenseAlertOptions = {},
-): Promise<JobResult<LicenseAlertCounts>> {
-  const result: JobResult<LicenseAlertCounts> = {
+): Promise<LicenseAlertResult> {
+  const result: LicenseAlertResult = {
     job: 'license-alerts',
     ok: true,
     counts: emptyLicenseAlertCounts(),
     outputs: [],
     errors: [],
+    recipients: [],
   };
   const licenses = config.licenses;
   if (!licenses) {
@@ -75,7 +80,7 @@ export async function runLicenseAlerts(
   } finally {
     await scratch.remove();
   }
-  return result;
+  return ordered(result);
 }
 
 async function alertAll(
@@ -84,14 +89,29 @@ async function alertAll(
   ports: LicenseAlertPorts,
   opts: LicenseAlertOptions,
   scratch: ScratchDir,
-  result: JobResult<LicenseAlertCounts>,
+  result: LicenseAlertResult,
 ): Promise<void> {
   const now = ports.clock.now();
   const isTurn = (r: LicenseRecipient) => !opts.scheduled || localDateTime(now, r.timeZone).time >= licenses.sendTime;
-  const spool = new AlertSpool(scratch);
-  const evaluate = evaluator(licenses, now, isTurn, spool.add);
+  const alerts = new AlertSpool(scratch);
+  const summaries = new AlertSpool(scratch);
+  const firstRuns = licenses.firstRun === 'summary' ? new FirstRuns(ports.ledger) : undefined;
+  const evaluate = evaluator(licenses, now, isTurn, (recipient, alert) =>
+    (firstRuns?.isFirst(alert.productId, recipient.address) ? summaries : alerts).add(recipient, alert),
+  );
   const productIds = opts.productIds ?? licenses.productIds ?? config.products.map((p) => p.id);
   for (const productId of productIds) {
+    try {
+      const inTurn = recipientsOf(licenses, productId).filter(isTurn);
+      await firstRuns?.load(
+        productId,
+        inTurn.map((r) => r.address),
+      );
+    } catch (e) {
+      // Without them every stage would look new: the product waits for the next run.
+      fail(result, `product ${productId}: not alerted: its first-run records were not read: ${describe(e)}`);
+      continue;
+    }
     try {
       const pages = streamRegistry(ports.client, productId, {
         concurrency: config.service.concurrency,
@@ -103,10 +123,12 @@ async function alertAll(
       for await (const page of pages) {
         result.counts.keysScanned += page.length;
         for (const key of page) evaluate.add(productId, key);
-        await spool.flushIfFull();
+        await alerts.flushIfFull();
+        await summaries.flushIfFull();
       }
     } catch (e) {
       // One product's registry could not be read: its keys are not alerted; the others still are.
+      firstRuns?.notRead(productId);
       fail(result, `product ${productId}: registry not read: ${describe(e)}`);
       ports.logger.error('license registry read failed', { productId, error: describe(e) });
     }
@@ -123,18 +145,36 @@ async function alertAll(
     unknownDeliveries: opts.unknownDeliveries,
     result,
   };
-  for (const recipientSpool of spool.recipients()) {
+  const names = new Map(config.products.map((p) => [p.id, p.name ?? p.id]));
+  const emails: [RecipientSpool, EmailKind][] = [
+    ...alerts.recipients().map((r): [RecipientSpool, EmailKind] => [r, { kind: 'alerts' }]),
+    ...summaries.recipients().map((r): [RecipientSpool, EmailKind] => {
+      const products = firstRuns?.productsOf(r.recipient.address) ?? [];
+      return [r, { kind: 'summary', productNames: products.map((id) => names.get(id) ?? id) }];
+    }),
+  ];
+  // Most alerts first, then by address: the order of the run's lines, whatever the order keys were met in.
+  emails.sort(([a], [b]) => b.alerts - a.alerts || compare(a.recipient.address, b.recipient.address));
+  for (const [recipientSpool, email] of emails) {
     const { address } = recipientSpool.recipient;
+    let told = false;
     try {
-      await notifyRecipient(ctx, recipientSpool);
+      told = await notifyRecipient(ctx, recipientSpool, email);
     } catch (e) {
       fail(result, `license alerts to ${address}: ${describe(e)}`);
       ports.logger.error('license alerts not sent', { recipient: address, error: describe(e) });
     }
+    if (email.kind === 'summary' && !told) firstRuns?.notTold(address);
+  }
+  if (firstRuns && !ctx.dryRun) {
+    for (const problem of await firstRuns.record({ firstRun: 'summary', at: ports.clock.now().toISOString() }))
+      fail(result, problem);
   }
 }
 
-function fail(result: JobResult, error: string): void {
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function fail(result: LicenseAlertResult, error: string): void {
   result.ok = false;
   result.errors.push(error);
 }

@@ -100,3 +100,19 @@ export function stageTitle(stage: Stage): string {
   const n = `${days} day${days === '1' ? '' : 's'}`;
   return side === 'before' ? `Expires within ${n}` : `Expired at least ${n} ago`;
 }
+
+/**
+ * The order a key goes through its stages, for every count listing (`--json` counts, the dry run's table, the run's
+ * lines): the expiry stages from the farthest before to the last after (`before-60` … `expiry-day` … `after-30`),
+ * then `expired-in-use`, `blocked-in-use` and `over-quota`. Lower first.
+ */
+export function lifecycleRank(stage: Stage): number {
+  if (stage === 'expiry-day') return 0;
+  if (stage === 'expired-in-use') return 100_000;
+  if (stage === 'blocked-in-use') return 100_001;
+  if (stage === 'over-quota') return 100_002;
+  const [side, days] = stage.split('-') as [string, string];
+  return side === 'before' ? -Number(days) : Number(days);
+}
+
+export const byLifecycle = (a: Stage, b: Stage): number => lifecycleRank(a) - lifecycleRank(b);

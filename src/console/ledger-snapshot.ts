@@ -1,0 +1,95 @@
+/**
+ * The state table's ledger records, read from a copy: dynalite's LevelDB (`<workDir>/dynamodb`) cannot be opened
+ * read-only (opening it takes its LOCK and rewrites its log and manifest), and a run may hold it. So the console
+ * copies the folder to a temporary one, starts dynalite on the copy (the same peer local runs use, so the on-disk
+ * format is read by its own code), scans every table for ledger records, and deletes the copy. Kept while the
+ * folder's files are unchanged, so browsing costs one copy per change.
+ */
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamoDocumentClientFor, LEDGER_SORT_KEY } from '../adapters/aws/dynamodb-ledger.ts';
+import { startDynalite } from '../adapters/local/peer-servers.ts';
+import type { MailEventNote } from '../ports/ledger.ts';
+import { folderFingerprint } from './work-dir-state.ts';
+
+/** A ledger item as DynamoDbLedger stores it (src/adapters/aws/dynamodb-ledger.ts). */
+export interface LedgerItem {
+  table: string;
+  key: string;
+  state: 'in-progress' | 'done' | 'unknown' | string;
+  claimedAt?: string;
+  completedAt?: string;
+  markedAt?: string;
+  reason?: string;
+  detail?: Record<string, unknown>;
+  mailEvents?: MailEventNote[];
+}
+
+let cached: { fingerprint: string; items: LedgerItem[] } | undefined;
+
+/** Every ledger record in the LevelDB at `dynamoDir`; [] when there is none. */
+export async function readLedger(dynamoDir: string): Promise<LedgerItem[]> {
+  const fingerprint = await folderFingerprint(dynamoDir);
+  if (fingerprint === '') return [];
+  if (cached?.fingerprint === fingerprint) return cached.items;
+  const copy = await mkdtemp(join(tmpdir(), 'pulse-console-ledger-'));
+  try {
+    await cp(dynamoDir, copy, { recursive: true });
+    const items = await scanCopy(copy);
+    cached = { fingerprint, items };
+    return items;
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
+}
+
+async function scanCopy(dir: string): Promise<LedgerItem[]> {
+  const dynalite = await startDynalite({ path: dir });
+  const doc = dynamoDocumentClientFor({ endpoint: dynalite.endpoint });
+  try {
+    const tables = (await doc.send(new ListTablesCommand({}))).TableNames ?? [];
+    const items: LedgerItem[] = [];
+    for (const table of tables) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new ScanCommand({
+            TableName: table,
+            FilterExpression: 'sk = :ledger',
+            ExpressionAttributeValues: { ':ledger': LEDGER_SORT_KEY },
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        );
+        for (const item of page.Items ?? []) items.push(toLedgerItem(table, item));
+        start = page.LastEvaluatedKey;
+      } while (start);
+    }
+    return items;
+  } finally {
+    doc.destroy();
+    await dynalite.close();
+  }
+}
+
+function toLedgerItem(table: string, item: Record<string, unknown>): LedgerItem {
+  const text = (k: string) => (typeof item[k] === 'string' ? (item[k] as string) : undefined);
+  const optional = {
+    claimedAt: text('claimedAt'),
+    completedAt: text('completedAt'),
+    markedAt: text('markedAt'),
+    reason: text('reason'),
+  };
+  return {
+    table,
+    key: String(item.pk),
+    state: text('state') ?? '',
+    ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
+    ...(typeof item.detail === 'object' && item.detail !== null
+      ? { detail: item.detail as Record<string, unknown> }
+      : {}),
+    ...(Array.isArray(item.mailEvents) ? { mailEvents: item.mailEvents as MailEventNote[] } : {}),
+  };
+}
