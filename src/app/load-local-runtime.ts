@@ -13,10 +13,13 @@ export class LocalPeersMissingError extends Error {
   override name = 'LocalPeersMissingError';
 }
 
-/** `import('./local-runtime.ts')`, with a missing local peer package turned into LocalPeersMissingError. */
-export async function loadLocalRuntime(
-  load: () => Promise<LocalRuntimeModule> = () => import('./local-runtime.ts'),
-): Promise<LocalRuntimeModule> {
+/**
+ * `import('./local-runtime.ts')` (or another module that needs the local peers, e.g. the console), with a missing
+ * local peer package turned into LocalPeersMissingError.
+ */
+export async function loadLocalRuntime<M = LocalRuntimeModule>(
+  load: () => Promise<M> = () => import('./local-runtime.ts') as Promise<M>,
+): Promise<M> {
   try {
     return await load();
   } catch (e) {

@@ -9,7 +9,7 @@ import { loadLocalRuntime } from '../app/load-local-runtime.ts';
 import { exitCodesHelp } from './exit-codes.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 
-/** src/console/console-server.ts's DEFAULT_CONSOLE_PORT; repeated so the help loads no dev dependency. */
+/** The console's port unless --port says otherwise (the one default: startConsole takes a port). */
 export const CONSOLE_DEFAULT_PORT = 4173;
 
 export const CONSOLE_HELP = `Usage: pulse console [--work-dir DIR] [--port P] [--host H]
@@ -37,10 +37,10 @@ type ConsoleModule = typeof import('../console/console-server.ts');
 
 /**
  * The console module, through loadLocalRuntime's translation of a missing devDependency into
- * LocalPeersMissingError (exit 2, saying what to install); that loader is typed for the local runtime module.
+ * LocalPeersMissingError (exit 2, saying what to install).
  */
 const loadConsole = (): Promise<ConsoleModule> =>
-  loadLocalRuntime(() => import('../console/console-server.ts') as never) as unknown as Promise<ConsoleModule>;
+  loadLocalRuntime<ConsoleModule>(() => import('../console/console-server.ts'));
 
 export async function consoleCommand(
   args: string[],

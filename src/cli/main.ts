@@ -2,6 +2,7 @@
 import packageJson from '../../package.json' with { type: 'json' };
 import { API_HELP, apiCommand } from './api-command.ts';
 import { ARCHIVE_HELP, archiveCommand } from './archive-command.ts';
+import { CONSOLE_HELP, consoleCommand } from './console-command.ts';
 import { DIGEST_HELP, digestCommand } from './digest-command.ts';
 import { DOCTOR_HELP, doctorCommand } from './doctor-command.ts';
 import { EMULATOR_HELP, emulatorCommand } from './emulator-command.ts';
@@ -21,6 +22,7 @@ const HELPS: Record<string, string> = {
   doctor: DOCTOR_HELP,
   mail: MAIL_HELP,
   start: START_HELP,
+  console: CONSOLE_HELP,
 };
 
 const HELP = `pulse — weekly digest, export archive and license alerts for a usage-analytics Reporting Service
@@ -30,6 +32,7 @@ Usage: pulse <command> [options]
 Commands:
   emulator   Run the Reporting Service emulator (service + signed-download storage listener)
   start      Run the weekly cycle locally (in-process emulator, DynamoDB, S3 and SMTP sink)
+  console    A read-only web page over a local run's work directory: outbox, archive, ledger, license alerts
   digest     Send the weekly executive digest (or --preview it)
   archive    Archive every export file and the client data in S3, verified and write-once
   licenses   License key alerts, the weekly license registry report, and registry sync from a CSV file
@@ -65,6 +68,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await emulatorCommand(rest, io);
       case 'start':
         return await startCommand(rest, io);
+      case 'console':
+        return await consoleCommand(rest, io);
       case 'digest':
         return await digestCommand(rest, io);
       case 'archive':

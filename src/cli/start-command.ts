@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_WORK_DIR } from '../adapters/local/work-dir.ts';
 import { archiveCommand } from './archive-command.ts';
+import { CONSOLE_DEFAULT_PORT } from './console-command.ts';
 import { digestCommand } from './digest-command.ts';
 import { exitCodesHelp } from './exit-codes.ts';
 import { type CliIo, EXIT } from './io.ts';
@@ -59,6 +60,9 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
     const dir = typeof values['work-dir'] === 'string' ? values['work-dir'] : DEFAULT_WORK_DIR;
     io.stdout.write(
       `Emails and each digest's full report: ${dir}/outbox/  ·  archive: ${dir}/s3/  ·  run again to see exactly-once delivery and archiving\n`,
+    );
+    io.stdout.write(
+      `See it in a browser: npx pulse console${dir === DEFAULT_WORK_DIR ? '' : ` --work-dir ${dir}`}  (http://127.0.0.1:${CONSOLE_DEFAULT_PORT}/)\n`,
     );
   }
   return code;

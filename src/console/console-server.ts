@@ -26,14 +26,12 @@ import { overviewBody } from './overview-page.ts';
 import { S3rverFiles } from './s3rver-files.ts';
 import { inspectWorkDir, WORK_DIR_PARTS, type WorkDirState } from './work-dir-state.ts';
 
-export const DEFAULT_CONSOLE_PORT = 4173;
-
 export interface ConsoleOptions {
   workDir: string;
   /** A loopback address (127.0.0.0/8, ::1, localhost). @default '127.0.0.1' */
   host?: string;
-  /** 0 picks a free port. @default DEFAULT_CONSOLE_PORT */
-  port?: number;
+  /** 0 picks a free port; `pulse console` defaults it (CONSOLE_DEFAULT_PORT). */
+  port: number;
 }
 
 export interface RunningConsole {
@@ -72,7 +70,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
   const bindHost = host === 'localhost' ? '127.0.0.1' : host.replace(/^\[|\]$/g, '');
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
-    server.listen(opts.port ?? DEFAULT_CONSOLE_PORT, bindHost, () => {
+    server.listen(opts.port, bindHost, () => {
       server.off('error', fail);
       done();
     });

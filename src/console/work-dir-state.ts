@@ -5,9 +5,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-
-/** local-peers.ts's lock file: a pid. */
-const LOCK_FILE = 'peers.lock';
+import { isProcessAlive, WORK_DIR_LOCK } from '../adapters/local/work-dir.ts';
 
 export const WORK_DIR_PARTS = { dynamodb: 'dynamodb', s3: 's3', outbox: 'outbox' } as const;
 
@@ -22,7 +20,7 @@ export interface WorkDirState {
 export async function inspectWorkDir(dir: string): Promise<WorkDirState> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const used = await someNonEmpty(Object.values(WORK_DIR_PARTS).map((p) => join(dir, p)));
-  const heldBy = names.includes(LOCK_FILE) ? await liveLockHolder(join(dir, LOCK_FILE)) : undefined;
+  const heldBy = names.includes(WORK_DIR_LOCK) ? await liveLockHolder(join(dir, WORK_DIR_LOCK)) : undefined;
   return { dir, used, ...(heldBy !== undefined ? { heldBy } : {}) };
 }
 
@@ -35,17 +33,7 @@ async function someNonEmpty(dirs: string[]): Promise<boolean> {
 
 async function liveLockHolder(path: string): Promise<number | undefined> {
   const pid = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
-}
-
-/** Signal 0 tests for the process without touching it; EPERM means it exists under another user. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : undefined;
 }
 
 /** A cache key for a folder's content: its entries' names, sizes and modification times (one level). */

@@ -213,7 +213,7 @@ it('a dry run tells who would get what and writes nothing', async () => {
   expect(result.counts.emails).toBe(0);
   expect(result.counts.alertsSent).toBeGreaterThan(0);
   expect(result.outputs).toEqual([
-    expect.stringMatching(/^would tell dry@example\.com: \d+ alerts \(blocked-in-use ×/),
+    expect.stringMatching(/^would tell dry@example\.com \(summary\): \d+ alerts \(before-60 ×/),
   ]);
   expect(env.peers.sink.messages().length).toBe(before);
   const again = await env.run(owner('dry@example.com'), { dryRun: true, productIds: [product] });

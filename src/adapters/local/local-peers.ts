@@ -26,7 +26,7 @@ import { ensureBucket, ensureTable, startDynalite, startS3rver } from './peer-se
 import { type QuarantinedEntry, quarantineBrokenS3rverEntries } from './s3rver-recovery.ts';
 import type { SinkReaction } from './sink-mail-events.ts';
 import { type SmtpSink, startSmtpSink } from './smtp-sink.ts';
-import { DEFAULT_WORK_DIR } from './work-dir.ts';
+import { DEFAULT_WORK_DIR, isProcessAlive, WORK_DIR_LOCK } from './work-dir.ts';
 
 export { LocalStateError, WorkDirBusyError } from './local-state-error.ts';
 
@@ -91,7 +91,7 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
   try {
     await mkdir(workDir, { recursive: true });
     await lockWorkDir(workDir);
-    closers.push(() => rm(join(workDir, LOCK_FILE), { force: true }));
+    closers.push(() => rm(join(workDir, WORK_DIR_LOCK), { force: true }));
     const dynamoDir = join(workDir, 'dynamodb');
     const s3Dir = join(workDir, 's3');
     const emulatorDir = join(workDir, 'emulator');
@@ -171,14 +171,12 @@ function recoverS3Store(s3Dir: string, quarantineRoot: string, logger: Logger | 
   }
 }
 
-const LOCK_FILE = 'peers.lock';
-
 /**
  * A pid file: two runs on one work directory would share dynalite's LevelDB, which the second cannot open (and
  * dynalite reports that as an unhandled error that ends the process). A lock left by a dead process is taken over.
  */
 async function lockWorkDir(workDir: string): Promise<void> {
-  const path = join(workDir, LOCK_FILE);
+  const path = join(workDir, WORK_DIR_LOCK);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await writeFile(path, String(process.pid), { flag: 'wx' });
@@ -187,21 +185,12 @@ async function lockWorkDir(workDir: string): Promise<void> {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
     const pid = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(pid) && isAlive(pid)) {
+    if (Number.isInteger(pid) && isProcessAlive(pid)) {
       throw new WorkDirBusyError(
         `${workDir} is in use by local peers of process ${pid}; stop them or use another --work-dir`,
       );
     }
     await rm(path, { force: true });
   }
-  throw new WorkDirBusyError(`${workDir}: could not take the lock ${LOCK_FILE}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  throw new WorkDirBusyError(`${workDir}: could not take the lock ${WORK_DIR_LOCK}`);
 }
