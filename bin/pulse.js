@@ -6,7 +6,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const needed = Number(/\d+/.exec(pkg.engines.node)[0]);
+// The Node the project brings (its `node` devDependency, listed in package.json even in a production install). No
+// `engines` field: npm would warn about it on every `npx pulse` and `npm start` under a system Node 20, although
+// those run the project's Node 24; this check speaks only when the Node really is too old.
+const needed = Number(/\d+/.exec(pkg.devDependencies.node)[0]);
 const running = process.versions.node;
 
 if (Number(running.split('.')[0]) < needed) {

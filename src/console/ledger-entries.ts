@@ -8,6 +8,7 @@ import { EXPIRED_CLAIM_REASON } from '../adapters/aws/dynamodb-ledger.ts';
 import {
   HELD_NOTICE_PREFIX,
   LICENSE_ALERT_PREFIX,
+  LICENSE_FIRST_RUN_PREFIX,
   parseDigestLedgerKey,
   parseLicenseReportLedgerKey,
 } from '../core/delivery/ledger-keys.ts';
@@ -20,9 +21,6 @@ export type DeliveryKind =
   | 'license report'
   | 'digest held notice'
   | 'other';
-
-/** A recipient's first run of a product's license alerts: `license-alert#first-run#<product>#<recipient>` (src/licenses/alerts/first-run.ts). */
-const FIRST_RUN = `${LICENSE_ALERT_PREFIX}first-run#`;
 
 export interface Delivery {
   key: string;
@@ -84,8 +82,8 @@ function describe(key: string): Pick<Delivery, 'kind' | 'what' | 'recipient' | '
   if (digest) return { kind: 'digest', what: `${digest.digestId}, ${digest.isoWeek}`, recipient: digest.address };
   const report = parseLicenseReportLedgerKey(key);
   if (report) return { kind: 'license report', what: report.isoWeek, recipient: report.address };
-  if (key.startsWith(FIRST_RUN)) {
-    const [productId, ...address] = key.slice(FIRST_RUN.length).split('#');
+  if (key.startsWith(LICENSE_FIRST_RUN_PREFIX)) {
+    const [productId, ...address] = key.slice(LICENSE_FIRST_RUN_PREFIX.length).split('#');
     return {
       kind: 'license first run',
       what: `first run of product ${productId ?? ''} done`,

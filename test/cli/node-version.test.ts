@@ -1,5 +1,5 @@
 /**
- * bin/pulse.js, the `pulse` that npm links: on a Node older than package.json's engines (the system's Node 20,
+ * bin/pulse.js, the `pulse` that npm links: on a Node older than the project's `node` devDependency (the system's Node 20,
  * run outside npm) one line says what to run instead, exit 2; on this Node 24 it is the CLI. The older Node is
  * found on the PATH beside the project's own; without one, that test is skipped, saying why.
  */
@@ -13,13 +13,13 @@ const root = new URL('../../', import.meta.url).pathname;
 const SHIM = join(root, 'bin/pulse.js');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   version: string;
-  engines: { node: string };
+  devDependencies: { node: string };
   bin: Record<string, string>;
   scripts: Record<string, string>;
 };
-const needed = Number(/\d+/.exec(pkg.engines.node)![0]);
+const needed = Number(/\d+/.exec(pkg.devDependencies.node)![0]);
 
-/** A `node` on the PATH (or /usr/bin) other than this one, older than the engines allow. */
+/** A `node` on the PATH (or /usr/bin) other than this one, older than the project's. */
 function olderNode(): { path: string; version: string } | undefined {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/local/bin'];
   for (const dir of dirs) {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smtpMailer } from '../../src/adapters/mail/nodemailer-mailer.ts';
 import { reportingClientFor } from '../../src/app/service-client.ts';
 import { addDays } from '../../src/core/calendar.ts';
-import { firstRunLedgerKey } from '../../src/licenses/alerts/first-run.ts';
+import { licenseFirstRunLedgerKey } from '../../src/core/delivery/ledger-keys.ts';
 import { type LicenseAlertResult, runLicenseAlerts } from '../../src/licenses/alerts/run-license-alerts.ts';
 import { lifecycleRank, type Stage } from '../../src/licenses/alerts/stage.ts';
 import { fixedClock } from '../../src/ports/clock.ts';
@@ -41,7 +41,7 @@ const routed = (owner: string, trial: string, over: Record<string, unknown> = {}
   ...over,
 });
 
-const firstRunRecord = (address: string) => env.ports().ledger.get(firstRunLedgerKey(product, address));
+const firstRunRecord = (address: string) => env.ports().ledger.get(licenseFirstRunLedgerKey(product, address));
 
 /** Alerts per stage in the CSV of each email `address` received. */
 async function sentStages(address: string) {

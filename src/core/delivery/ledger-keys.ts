@@ -49,6 +49,14 @@ export const licenseAlertLedgerKey = (a: {
 }): string =>
   `${LICENSE_ALERT_PREFIX}${a.productId}#${encodeLicenseKey(a.licenseKey)}#${a.stage}#${a.expiryDate ?? 'none'}#${a.address.toLowerCase()}`;
 
+/**
+ * The record of a recipient's first run of a product's license alerts (src/licenses/alerts/first-run.ts): no
+ * delivery, under the alerts' prefix (their grant); `first-run` is no product id (ids are digits).
+ */
+export const LICENSE_FIRST_RUN_PREFIX = `${LICENSE_ALERT_PREFIX}first-run#`;
+export const licenseFirstRunLedgerKey = (productId: string, address: string): string =>
+  `${LICENSE_FIRST_RUN_PREFIX}${productId}#${address.toLowerCase()}`;
+
 /** The ledger key of one delivery of the weekly license report: (ISO week, recipient). */
 export const licenseReportLedgerKey = (isoWeek: string, address: string) =>
   `license-report#${isoWeek}#${address.toLowerCase()}`;

@@ -13,12 +13,8 @@
  * and its summary lists only what the ledger does not hold yet. A summary whose outcome is unknown counts as told:
  * its stages are recorded (as unknown) and never sent again by themselves. `send-all` and dry runs write nothing.
  */
-import { LICENSE_ALERT_PREFIX } from '../../core/delivery/ledger-keys.ts';
+import { licenseFirstRunLedgerKey } from '../../core/delivery/ledger-keys.ts';
 import type { Ledger } from '../../ports/ledger.ts';
-
-/** Under the license alerts' own ledger prefix (their grant); `first-run` is no product id (ids are digits). */
-export const firstRunLedgerKey = (productId: string, address: string): string =>
-  `${LICENSE_ALERT_PREFIX}first-run#${productId}#${address.toLowerCase()}`;
 
 /** Far beyond an alert record's 400 days: a recipient's first run of a product happens once. */
 export const FIRST_RUN_RECORD_DAYS = 3650;
@@ -36,7 +32,7 @@ export class FirstRuns {
   async load(productId: string, addresses: string[]): Promise<void> {
     const first = new Set<string>();
     for (const address of addresses) {
-      if ((await this.#ledger.get(firstRunLedgerKey(productId, address))) === undefined)
+      if ((await this.#ledger.get(licenseFirstRunLedgerKey(productId, address))) === undefined)
         first.add(address.toLowerCase());
     }
     this.#pending.set(productId, first);
@@ -67,7 +63,7 @@ export class FirstRuns {
     const problems: string[] = [];
     for (const [productId, first] of this.#pending) {
       for (const address of first) {
-        const key = firstRunLedgerKey(productId, address);
+        const key = licenseFirstRunLedgerKey(productId, address);
         try {
           const claim = await this.#ledger.claim(key, { expiresInDays: FIRST_RUN_RECORD_DAYS });
           // Anything but a fresh claim is another run's record of the same first run.
