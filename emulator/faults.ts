@@ -46,11 +46,21 @@ export interface FaultRule {
    * does not end them).
    */
   heldSessions?: number;
+  /**
+   * A JSON answer of the matched operations that no longer matches the documented shape, to show that a contract
+   * check (`pulse doctor --contract`) names the change: the member at `drop` is removed, the one at `rename` moved to
+   * the name `to`, the one at `retype` given another JSON type (a number becomes a string, anything else a number).
+   * A path is dotted member names, `*` standing for every item of an array or every member of an object
+   * (`account.email`, `result.*.bin`); a path that finds nothing leaves the answer as it is.
+   */
+  alterShape?: ShapeAlteration;
   /** Stop applying the rule after it has fired this many times (bursts). */
   times?: number;
   /** Let this many matching requests pass untouched first (a fault in the middle of a run). */
   after?: number;
 }
+
+export type ShapeAlteration = { drop: string } | { rename: string; to: string } | { retype: string };
 
 export interface FaultProfile {
   seed?: number;
@@ -90,6 +100,7 @@ const KNOWN = new Set<string>([
   'path',
   'nonJsonBody',
   'openFilesUnavailable',
+  'alterShape',
 ]);
 
 /** Validates a profile, naming the bad field (`rules[2].serverErrorRate: …`). */
@@ -122,6 +133,7 @@ export function parseFaultProfile(value: unknown): FaultProfile {
       !(Array.isArray(rule.operations) && rule.operations.every((o) => typeof o === 'string'))
     )
       bad(`${p}.operations`, 'must be an array of operation ids');
+    if (rule.alterShape !== undefined) checkAlteration(`${p}.alterShape`, rule.alterShape, bad);
     if (rule.path !== undefined) {
       if (typeof rule.path !== 'string') bad(`${p}.path`, 'must be a string');
       try {
@@ -132,6 +144,39 @@ export function parseFaultProfile(value: unknown): FaultProfile {
     }
   }
   return v as unknown as FaultProfile;
+}
+
+function checkAlteration(at: string, value: unknown, bad: (path: string, problem: string) => never): void {
+  const shapes = 'must be {"drop": PATH}, {"rename": PATH, "to": NAME} or {"retype": PATH}';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) bad(at, shapes);
+  const a = value as Record<string, unknown>;
+  const keys = Object.keys(a).sort().join(',');
+  if (keys !== 'drop' && keys !== 'rename,to' && keys !== 'retype') bad(at, shapes);
+  for (const [k, v] of Object.entries(a))
+    if (typeof v !== 'string' || v === '' || (k === 'to' && v.includes('.'))) bad(`${at}.${k}`, 'must be a name path');
+}
+
+/** A copy of `body` with one alteration applied at every place its path finds (faults.ts `alterShape`). */
+export function alterShape(body: unknown, alteration: ShapeAlteration): unknown {
+  const copy = structuredClone(body);
+  const path = 'drop' in alteration ? alteration.drop : 'rename' in alteration ? alteration.rename : alteration.retype;
+  const names = path.split('.');
+  const visit = (node: unknown, depth: number): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const o = node as Record<string, unknown>;
+    const name = names[depth]!;
+    const keys = name === '*' ? Object.keys(o) : Object.hasOwn(o, name) ? [name] : [];
+    for (const key of keys) {
+      if (depth < names.length - 1) visit(o[key], depth + 1);
+      else if ('drop' in alteration) delete o[key];
+      else if ('rename' in alteration) {
+        o[alteration.to] = o[key];
+        delete o[key];
+      } else o[key] = typeof o[key] === 'number' ? String(o[key]) : 0;
+    }
+  };
+  visit(copy, 0);
+  return copy;
 }
 
 export function loadFaultProfile(file: string): FaultProfile {
@@ -196,6 +241,39 @@ export class FaultInjector {
 
   clear(): void {
     this.rules = [];
+  }
+
+  /** A profile is set: answers may deliberately differ from the documented ones. */
+  get active(): boolean {
+    return this.rules.length > 0;
+  }
+
+  /**
+   * The JSON answer of a request with the profile's `alterShape` rules applied. Called after forRequest for the same
+   * request, which has already counted it towards `after`. An answer a handler serialized itself (to keep its member
+   * order) is parsed and serialized again: altered, integer-like member names may come in ascending order.
+   */
+  alterAnswer(operationId: string, path: string, body: unknown): unknown {
+    if (typeof body === 'string') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return body;
+      }
+      const altered = this.alterAnswer(operationId, path, parsed);
+      return altered === parsed ? body : JSON.stringify(altered);
+    }
+    let out = body;
+    for (const r of this.rules) {
+      const { rule } = r;
+      if (!rule.alterShape || (rule.times !== undefined && r.fired >= rule.times)) continue;
+      if ((rule.operations && !rule.operations.includes(operationId)) || (r.path && !r.path.test(path))) continue;
+      if (r.seen <= (rule.after ?? 0)) continue;
+      out = alterShape(out, rule.alterShape);
+      r.fired++;
+    }
+    return out;
   }
 
   private matching(operationId: string | undefined, path: string): ActiveRule[] {

@@ -3,12 +3,14 @@
  * listener for signed downloads, and the synthetic data set — ready for tests, `npm start` and `pulse emulator`.
  */
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SessionStore } from './auth/sessions.ts';
 import { Clock } from './clock.ts';
 import { dayOfMs } from './data/dates.ts';
 import { generateAll } from './data/generate.ts';
 import type { ProductData } from './data/model.ts';
+import { observedHandlers, watchExchanges } from './exchanges.ts';
 import { resolveStorageKey } from './families/files/storage-keys.ts';
 import { HANDLERS } from './families/index.ts';
 import { FaultInjector } from './faults.ts';
@@ -18,6 +20,8 @@ import { type EmulatorOptions, resolveOptions } from './options.ts';
 import { loadRegistryChanges, saveRegistryChanges } from './persistence.ts';
 import type { EmulatorState } from './state.ts';
 
+export type { EmulatorExchange, ExchangeObserver } from './exchanges.ts';
+export { observeExchanges } from './exchanges.ts';
 export type { EmulatorOptions, ProductSpec } from './options.ts';
 export { EmulatorConfigError } from './options.ts';
 
@@ -89,7 +93,9 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Emulat
   });
   signer = (key) => storage.sign(key);
 
-  const server = createServiceServer(state, HANDLERS);
+  const bodies = new WeakMap<IncomingMessage, unknown>();
+  const server = createServiceServer(state, observedHandlers(HANDLERS, state, bodies));
+  watchExchanges(server, state, bodies);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

@@ -38,11 +38,13 @@ export interface EmulatorOptions {
    * (a local run passes the products its config names). A built-in id keeps its data and takes the name given.
    */
   products?: ProductSpec[];
+  /** Where the emulator's notices go, one line each (a read's ignored body fields); default stderr. */
+  log?: (line: string) => void;
 }
 
 export type { ProductSpec } from './data/products.ts';
 
-type OptionalOptions = 'faults' | 'dataDir' | 'today' | 'products';
+type OptionalOptions = 'faults' | 'dataDir' | 'today' | 'products' | 'log';
 export type ResolvedOptions = Required<Omit<EmulatorOptions, OptionalOptions>> & Pick<EmulatorOptions, OptionalOptions>;
 
 export class EmulatorConfigError extends Error {

@@ -2,7 +2,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { formatDay } from '../data/dates.ts';
 import { parseCookies, serializeCookie } from '../http/cookies.ts';
-import { ApiError, csrfMismatch } from '../http/errors.ts';
+import { ApiError, csrfCookieMissing, csrfMismatch } from '../http/errors.ts';
 import { type Handler, type HandlerContext, Reply } from '../http/handler.ts';
 import { optBool, reqString } from '../http/validate.ts';
 
@@ -17,19 +17,22 @@ const cookieNames = (ctx: HandlerContext) => {
   return { csrf: `${p}-Csrf`, session: `${p}-Session-Token` };
 };
 
-const requestCsrf: Handler = (ctx) => {
-  const value = ctx.state.sessions.issueCsrf();
-  return new Reply({
-    status: 204,
-    headers: { 'Set-Cookie': serializeCookie(cookieNames(ctx).csrf, value, { secure: false }) },
-  });
-};
+/** A new pre-login CSRF value as its Set-Cookie line. */
+const issueCsrfCookie = (ctx: HandlerContext): string =>
+  serializeCookie(cookieNames(ctx).csrf, ctx.state.sessions.issueCsrf(), { secure: false });
+
+const requestCsrf: Handler = (ctx) => new Reply({ status: 204, headers: { 'Set-Cookie': issueCsrfCookie(ctx) } });
 
 const signIn: Handler = (ctx) => {
   const names = cookieNames(ctx);
   const cookies = parseCookies(ctx.req.headers.cookie);
-  if (!ctx.state.sessions.csrfUsable(cookies.get(names.csrf)))
-    throw csrfMismatch(`${names.csrf} cookie missing or not issued by request-csrf within the last hour`);
+  const presented = cookies.get(names.csrf);
+  // A client that follows the retry rule of docs/interface.md ("Safe-to-repeat requests") without calling
+  // requestCsrf first gets the cookie with the Cookie Missing answer, so its one retry signs in. A value that is
+  // present but was not issued (or is over an hour old) is still refused.
+  if (!presented) throw csrfCookieMissing(names.csrf, issueCsrfCookie(ctx));
+  if (!ctx.state.sessions.csrfUsable(presented))
+    throw csrfMismatch(`${names.csrf} cookie not issued by request-csrf within the last hour`);
   const userName = reqString(ctx.body, 'userName');
   const password = reqString(ctx.body, 'password');
   const { user, password: expected } = ctx.state.options;

@@ -6,6 +6,7 @@
 import { recordOf, registrySize } from '../data/license-bulk.ts';
 import { compareCodePoints } from '../data/strings.ts';
 import type { Handler } from '../http/handler.ts';
+import { onlyKnownFields } from '../http/known-fields.ts';
 import { asObject, optInt, reqArray } from '../http/validate.ts';
 import { keyOrder, wireRecord } from './license-keys/records.ts';
 import { parseKeyFilters } from './license-keys/search-filters.ts';
@@ -41,6 +42,8 @@ const searchLicenseKeys: Handler = (ctx) => {
 };
 
 const upsertLicenseKeys: Handler = (ctx) => {
+  // A misspelt top-level member fails the whole write (there is no item to list it under).
+  onlyKnownFields(ctx.body, '', ['keyUpdates']);
   const items = reqArray(ctx.body, 'keyUpdates', '', { min: 1, max: 1000 });
   const result = upsertKeys(ctx.pd.registry, items, ctx.today);
   if (result.inserted + result.updated > 0) ctx.state.persistRegistry(ctx.pd);

@@ -23,6 +23,11 @@ export function badRequest(path: string, problem: string): ApiError {
 
 export const unauthorized = (message = 'sign in first') => new ApiError(401, 'Unauthorized', message);
 export const cookieMissing = () => new ApiError(401, 'Cookie Missing', 'session cookie missing; retry the request');
+/** Sign-in without the CSRF cookie: the same transient error, answered with the cookie so a retry succeeds. */
+export const csrfCookieMissing = (cookieName: string, setCookie: string) =>
+  new ApiError(401, 'Cookie Missing', `${cookieName} cookie missing; it is set now, retry the request`, {
+    'Set-Cookie': setCookie,
+  });
 export const originNotAllowed = () =>
   new ApiError(403, 'Origin Not Allowed', 'Origin header is missing or not allowed');
 export const csrfMismatch = (message = 'CSRF header does not match the CSRF cookie') =>

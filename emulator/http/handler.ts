@@ -8,7 +8,10 @@ import type { Json } from './validate.ts';
 
 export interface HandlerContext {
   operationId: string;
-  /** The JSON body as an object (`{}` for GET and for an empty POST body). */
+  /**
+   * The JSON body as an object (`{}` for GET and for an empty POST body). For a POST read it is behind proxies that
+   * record which members are looked at (ignored-fields.ts): read it, walk it, stringify it; do not structuredClone it.
+   */
   body: Json;
   /**
    * The product of the path; the current product for `productProperties` without one. Undefined only for auth routes.

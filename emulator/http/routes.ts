@@ -9,13 +9,18 @@ export interface RouteDef extends OperationDef {
   public?: boolean;
   /** Feature required on the product (403 Feature Not Enabled otherwise). */
   feature?: 'rawDataExport';
+  /** Changes state (sessions, the registry): not a read, so its body's ignored members are not reported. */
+  changes?: boolean;
   // `optionalProduct` (the product segment may be left out, `productProperties`) comes from the operation table.
 }
 
 /** Emulator rules on top of the shared operation table (docs/interface.md "Sessions", "File listings and names"). */
 const RULES: Partial<Record<OperationId, Omit<RouteDef, keyof OperationDef>>> = {
   requestCsrf: { public: true },
-  signIn: { public: true },
+  signIn: { public: true, changes: true },
+  logout: { changes: true },
+  updateLicenseKeys: { changes: true },
+  insertLicenseKeys: { changes: true },
   rawEventsListFiles: { feature: 'rawDataExport' },
   rawEventsDownloadUrl: { feature: 'rawDataExport' },
 };

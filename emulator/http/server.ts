@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Session } from '../auth/sessions.ts';
 import type { EmulatorState } from '../state.ts';
+import { serveContract } from './contract-routes.ts';
 import { parseCookies } from './cookies.ts';
 import {
   ApiError,
@@ -21,6 +22,7 @@ import {
   unauthorized,
 } from './errors.ts';
 import { type Handler, type HandlerContext, Reply } from './handler.ts';
+import { reportIgnoredFields, trackFieldReads } from './ignored-fields.ts';
 import { matchRoute } from './routes.ts';
 import { fail, isObject, type Json } from './validate.ts';
 
@@ -33,7 +35,7 @@ function commonHeaders(state: EmulatorState): Record<string, string> {
     [`${p}-Lib`]: 'pulse-emulator-lib-1',
     'Access-Control-Allow-Origin': state.options.origin,
     'Access-Control-Allow-Credentials': 'true',
-    'Access-Control-Expose-Headers': 'Content-Disposition',
+    'Access-Control-Expose-Headers': `Content-Disposition, ${p}-Ignored-Fields`,
     Vary: 'Origin',
     'X-Content-Type-Options': 'nosniff',
     'X-XSS-Protection': '1; mode=block',
@@ -97,13 +99,13 @@ function parseBody(raw: Buffer): Json {
   return v;
 }
 
-async function writeReply(res: ServerResponse, state: EmulatorState, reply: Reply) {
+async function writeReply(res: ServerResponse, state: EmulatorState, reply: Reply, extra: Record<string, string>) {
   if (!reply.stream) {
-    send(res, state, reply.status, reply.body, reply.headers);
+    send(res, state, reply.status, reply.body, { ...reply.headers, ...extra });
     return;
   }
   // Chunked stream (client export): no Content-Length; a failure midway closes the socket without the last chunk.
-  res.writeHead(reply.status, { ...commonHeaders(state), ...reply.headers });
+  res.writeHead(reply.status, { ...commonHeaders(state), ...reply.headers, ...extra });
   try {
     for await (const chunk of reply.stream) {
       if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
@@ -122,6 +124,8 @@ export function createServiceServer(state: EmulatorState, handlers: Record<strin
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://emulator.invalid');
     const method = req.method ?? 'GET';
+    // The interface document and its reference page are not operations: no Origin, no session (contract-routes.ts).
+    if (await serveContract(req, res, state.options.host)) return;
     if (req.headers.origin !== state.options.origin) {
       req.resume();
       throw originNotAllowed();
@@ -199,10 +203,20 @@ export function createServiceServer(state: EmulatorState, handlers: Record<strin
     }
     const raw = await readBody(req, state.options.bodyLimitBytes);
     const body = method === 'GET' ? {} : parseBody(raw);
-    const ctx: HandlerContext = { operationId: route.id, body, pd, state, session, req, today: state.clock.today() };
+    const tracked = method === 'POST' && !route.changes ? trackFieldReads(body) : undefined;
+    const ctx: HandlerContext = {
+      operationId: route.id,
+      body: tracked?.body ?? body,
+      pd,
+      state,
+      session,
+      req,
+      today: state.clock.today(),
+    };
     const result = await handler(ctx);
-    if (result instanceof Reply) await writeReply(res, state, result);
-    else send(res, state, 200, result);
+    const ignored = reportIgnoredFields(state, route.id, url.pathname, tracked);
+    if (result instanceof Reply) await writeReply(res, state, result, ignored);
+    else send(res, state, 200, result, ignored);
   }
 
   return createServer((req, res) => {

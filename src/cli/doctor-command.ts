@@ -1,7 +1,10 @@
 /**
  * `pulse doctor --config FILE`: checks a deployment's config and what it points at from a workstation, one plain
  * line per check (src/doctor/), exit 0 when none failed, else the first failure's exit code (failure.ts).
+ * `--contract` instead holds every operation's answer against the interface document (src/doctor/contract-check.ts).
  */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -14,15 +17,18 @@ import { mailerFor } from '../app/mailer.ts';
 import { credentialsFor, reportingClientFor } from '../app/service-client.ts';
 import { ConfigError, configPath, loadConfig } from '../config/load.ts';
 import { deployNames, type PulseConfig } from '../config/schema.ts';
+import { type OperationOutcome, recordingClient, runContractCheck } from '../doctor/contract-check.ts';
+import { contractReport, outcomeLines, summarize, summaryLine } from '../doctor/contract-report.ts';
 import { type CheckResult, type CheckStatus, type DoctorClients, runDoctor } from '../doctor/doctor.ts';
 import { exitCodesHelp } from './exit-codes.ts';
 import { describeFailure, masker } from './failure.ts';
-import { type CliIo, EXIT, parseFlags } from './io.ts';
+import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 
 /** The doctor checks the real resources: its hints never suggest `--local`. */
 const NO_LOCAL = { noLocalMode: true } as const;
 
 export const DOCTOR_HELP = `Usage: pulse doctor [--config FILE] [--stack NAME] [--bucket NAME] [--table NAME] [--alarm-topic ARN] [--verbose]
+       pulse doctor --contract [--config FILE] [--report FILE] [--verbose]
 
 Checks from a workstation what a deployment of Pulse needs, one line per check, in this order:
   config              the config file is valid
@@ -54,6 +60,18 @@ Options:
   --verbose       the stack trace of each failed check, on stderr
   -h, --help      show this help
 
+--contract holds the Reporting Service to its interface document (src/api/openapi.json), the first thing to run
+against a new service. It signs in with service.credentials, sends every read-only operation one small request
+for the config's first product (raw event files: the first product with raw data export), checks each answer —
+sign-in and logout included — against the document, and lists all 33 operations, one line each, or one line per
+difference (field path, what the document says, what came):
+  ✓ conforms   ✗ differs (or failed)   - skipped: writes (license key insert and update) and the whole client
+  export are never sent   ! not checked (a request it needs could not be built, or an error the document allows)
+Logout runs last and ends only the check's own session. Nothing is written to the service or downloaded.
+  --report FILE   also write the outcomes as JSON, to attach to a bug report (default: pulse-contract-report.json
+                  in the current folder, written only when something differs). No credential, cookie or CSRF
+                  value is in it or in the output.
+
 AWS credentials and region come from the usual AWS sources (AWS_PROFILE, AWS_REGION, …). Service calls are made
 once each (no retries) with a timeout of at most 10 s.
 
@@ -67,6 +85,9 @@ ${exitCodesHelp(
   },
   "With several failed checks, the first one's code.",
 )}
+With --contract: 4 when an answer (or the service's refusal of a documented request) differs from the document,
+as when a job meets an answer it cannot read; else 3 (sign-in refused), 5 (unreachable) or 4 (an error answer) for
+an operation that could not be checked; 0 when every operation checked conforms.
 `;
 
 const OPTIONS = {
@@ -75,6 +96,8 @@ const OPTIONS = {
   bucket: { type: 'string' },
   table: { type: 'string' },
   'alarm-topic': { type: 'string' },
+  contract: { type: 'boolean' },
+  report: { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -102,6 +125,8 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
     return EXIT.usage;
   }
   print(`${MARK.ok} config: ${path} is valid (${summary(config)})`);
+  if (flags.contract) return contractCommand(config, io, flags);
+  if (flags.report !== undefined) throw new UsageError('--report goes with --contract');
 
   const clients = doctorClients(config, io, flags);
   let firstFailure: number | undefined;
@@ -128,6 +153,51 @@ export async function doctorCommand(args: string[], io: CliIo): Promise<number> 
       : `doctor: ${counts.fail} of ${total} checks failed`,
   );
   return firstFailure ?? EXIT.ok;
+}
+
+/** The report's file when `--report` is not given: written only when something differs. */
+export const DEFAULT_CONTRACT_REPORT = 'pulse-contract-report.json';
+
+/**
+ * `--contract`: one line per operation as each is judged, the summary, and the report. Exit 4 when anything
+ * differs (the service answers other than documented: a service error, like a ResponseShapeError in a job), else the
+ * first failure's code of an operation that could not be checked.
+ */
+async function contractCommand(
+  config: PulseConfig,
+  io: CliIo,
+  flags: { report?: string | undefined; verbose?: boolean | undefined },
+): Promise<number> {
+  const clients = doctorClients(config, io, flags);
+  const { client, recorder } = recordingClient(clients.service);
+  const envMask = masker(io.env);
+  const mask = (text: string) => recorder.secrets.mask(envMask(text));
+  const outcomes: OperationOutcome[] = [];
+  let firstFailure: number | undefined;
+  const productIds = config.products.map((p) => p.id);
+  try {
+    for await (const outcome of runContractCheck({ client, recorder, productIds })) {
+      outcomes.push(outcome);
+      const failed = outcome.error !== undefined && outcome.result !== 'conforms';
+      const why = failed ? describeFailure(outcome.error, NO_LOCAL).line : undefined;
+      for (const line of outcomeLines(outcome, why)) io.stdout.write(`${mask(line)}\n`);
+      if (failed) firstFailure ??= exitCodeOf({ status: 'fail', name: '', detail: '', error: outcome.error });
+      if (failed && flags.verbose && outcome.error instanceof Error)
+        io.stderr.write(`${mask(outcome.error.stack ?? '')}\n`);
+    }
+  } finally {
+    clients.close();
+  }
+  const counts = summarize(outcomes);
+  const file = flags.report ?? (counts.differs > 0 ? DEFAULT_CONTRACT_REPORT : undefined);
+  let written = '';
+  if (file !== undefined) {
+    const report = contractReport(outcomes, { baseUrl: config.service.baseUrl, productIds, checkedAt: new Date() });
+    writeFileSync(resolve(file), `${mask(JSON.stringify(report, null, 2))}\n`);
+    written = ` (report: ${file})`;
+  }
+  io.stdout.write(`${mask(summaryLine(counts))}${written}\n`);
+  return counts.differs > 0 ? EXIT.service : (firstFailure ?? EXIT.ok);
 }
 
 /**

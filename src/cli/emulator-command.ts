@@ -2,6 +2,7 @@
  * `pulse emulator`: starts the emulator until interrupted. Prints where it listens and how to call it, never the
  * password. Invalid options fail before anything starts, naming the option.
  */
+import { CONTRACT_PATHS } from '../../emulator/http/contract-routes.ts';
 import { startEmulator } from '../../emulator/index.ts';
 import { DEFAULTS, EmulatorConfigError, type EmulatorOptions } from '../../emulator/options.ts';
 import { exitCodesHelp } from './exit-codes.ts';
@@ -113,6 +114,7 @@ export async function emulatorCommand(args: string[], io: CliIo, opts: { hint?: 
     [
       `emulator listening on ${emu.baseUrl}`,
       `storage listening on ${emu.storageUrl}`,
+      `interface document ${emu.baseUrl}${CONTRACT_PATHS.document}  reference page ${emu.baseUrl}${CONTRACT_PATHS.page}`,
       `origin ${emu.origin}  user ${emu.credentials.userName}  header prefix ${p}`,
       ...emu.products.map(
         (x) => `product ${x.productId}  ${x.productName}  ${x.clients} clients${x.rawDataExport ? '  raw export' : ''}`,

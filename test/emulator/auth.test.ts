@@ -52,9 +52,11 @@ describe('auth flow', () => {
     expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(JSON.stringify(body))));
   });
 
-  it('refuses sign-in without a CSRF cookie, with wrong credentials, and with a bad body', async () => {
+  it('refuses sign-in with a CSRF cookie it did not issue, with wrong credentials, and with a bad body', async () => {
     const s = new TestSession(emu);
+    s.cookies.set('Svc-Csrf', 'made-up-value');
     expect((await s.call('POST', '/v3/auth/web', emu.credentials)).json.error).toBe('CSRF Mismatch');
+    // (Without the cookie it answers Cookie Missing and sets one: test/emulator/sign-in-retry.test.ts.)
     await s.call('GET', '/v3/request-csrf');
     const wrong = await s.call('POST', '/v3/auth/web', { userName: emu.credentials.userName, password: 'nope' });
     expect(wrong.status).toBe(401);

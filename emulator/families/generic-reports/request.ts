@@ -12,6 +12,7 @@ import {
   fail,
   type Json,
   optEnum,
+  optInt,
   reqArray,
   reqDate,
   reqEnum,
@@ -61,7 +62,7 @@ export function parseReportRequest(ctx: HandlerContext, op: 'dateRange' | 'curre
   const groupBy = parseGroupBy(pd, body);
   const levels = parseLevels(pd, body, dateSplit !== undefined);
   const sorted = levels.some((l) => l.sort === 'lost');
-  const lost = statuses.includes('lost') || sorted ? parseLostRule(body) : undefined;
+  const lost = statuses.includes('lost') || sorted ? parseLostRule(body) : checkUnusedLostRule(body);
   const filter = parseGlobalFilters(pd, body);
   const percentOfActive = optEnum(body, 'resultMode', ['absolute', 'percentOfActive'] as const) === 'percentOfActive';
   return { startDay, stopDay, statuses, dateSplit, groupBy, lost, filter, levels, percentOfActive };
@@ -79,6 +80,8 @@ function parseStatuses(body: Json): Status[] {
   return STATUSES.filter((s) => seen.has(s));
 }
 
+const LOSS_DATES = ['dateLastSeen', 'dateDeclaredLost'] as const;
+
 function parseLostRule(body: Json): LostRule {
   if (body.daysUntilDeclaredLost === undefined || body.daysUntilDeclaredLost === null)
     fail('daysUntilDeclaredLost', 'required for lost counts (clientStatus or sort)');
@@ -86,8 +89,18 @@ function parseLostRule(body: Json): LostRule {
     fail('dateReportedLost', 'required for lost counts (clientStatus or sort)');
   return {
     daysUntilDeclaredLost: reqInt(body, 'daysUntilDeclaredLost', '', { min: 1 }),
-    dateReportedLost: reqEnum(body, 'dateReportedLost', ['dateLastSeen', 'dateDeclaredLost'] as const),
+    dateReportedLost: reqEnum(body, 'dateReportedLost', LOSS_DATES),
   };
+}
+
+/**
+ * Without lost counts the rule is not needed, but what is sent of it is still checked: a bad value is a 400 either
+ * way, and the members count as read (not reported as ignored fields, http/ignored-fields.ts).
+ */
+function checkUnusedLostRule(body: Json): undefined {
+  optInt(body, 'daysUntilDeclaredLost', '', { min: 1 });
+  optEnum(body, 'dateReportedLost', LOSS_DATES);
+  return undefined;
 }
 
 function parseLevels(pd: ProductData, body: Json, split: boolean): Level[] {

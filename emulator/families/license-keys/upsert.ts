@@ -1,12 +1,13 @@
 /**
  * The upsert of `updateLicenseKeys`/`insertLicenseKeys` (docs/interface.md "License key registry"). Each item is
- * validated completely before it touches the registry, so a failing item changes nothing; its 400-style message goes to
- * `failed` and the batch goes on.
+ * validated completely before it touches the registry, so a failing item (a bad value, or a member the interface does
+ * not define) changes nothing; its 400-style message goes to `failed` and the batch goes on.
  */
 import type { Day } from '../../data/dates.ts';
 import { findKey, storedRecord } from '../../data/license-bulk.ts';
 import type { LicenseRegistry, LicenseStatus } from '../../data/model.ts';
 import { ApiError } from '../../http/errors.ts';
+import { onlyKnownFields } from '../../http/known-fields.ts';
 import { asObject, at, dateValue, isObject, optBool, reqInt, reqString } from '../../http/validate.ts';
 import { LICENSE_FLAGS } from './records.ts';
 
@@ -24,15 +25,25 @@ export interface UpsertResult {
   failed: { licenseKey: string | null; message: string }[];
 }
 
-/** Reads one item; read-only and unknown members are ignored, null counts as absent except where it clears. */
+/** The members an item may set. */
+const WRITABLE = ['licenseKey', 'licenseType', 'licenseStatus', 'expiryDate', 'quota'] as const;
+/** The record's derived and service-set members: a client may send a record back as it read it; they are ignored. */
+const READ_ONLY = ['addedDate', 'autoCollected', 'clientCount', 'overQuotaCount', 'lastSeenDate'] as const;
+
+/**
+ * Reads one item; read-only members are ignored, unknown ones fail the item (naming the member it may have meant,
+ * so a misspelt field is not dropped silently); null counts as absent except where it clears.
+ */
 function readUpdate(o: unknown, path: string): KeyUpdate {
   const item = asObject(o, path);
+  onlyKnownFields(item, path, WRITABLE, READ_ONLY);
   const u: KeyUpdate = { licenseKey: reqString(item, 'licenseKey', path, { min: 1, max: 256 }) };
   if (item.licenseType !== undefined && item.licenseType !== null)
     u.licenseType = reqString(item, 'licenseType', path, { min: 1, max: 256 });
   if (item.licenseStatus !== undefined && item.licenseStatus !== null) {
     const sp = at(path, 'licenseStatus');
     const s = asObject(item.licenseStatus, sp);
+    onlyKnownFields(s, sp, LICENSE_FLAGS, [], 'flag');
     const flags: Partial<LicenseStatus> = {};
     for (const flag of LICENSE_FLAGS) {
       const v = optBool(s, flag, sp);

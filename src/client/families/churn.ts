@@ -10,39 +10,23 @@ import { BinCounts, Count } from './common.ts';
 import {
   fetchTable,
   type LifetimeDataTableFor,
-  type LifetimeDataTableRequest,
   LifetimeDataTableResponse,
-  type LifetimeHistogramRequest,
   LifetimeHistogramResponse,
   tablePages,
 } from './lifetime-reports.ts';
-import type { DateRange, DateSplit, GlobalFilters, LostParameters, Segment } from './request-types.ts';
+import type {
+  ChurnAndEngagementRequest,
+  ChurnHistogramRequest,
+  ChurnLifetimeDataTableRequest,
+  ChurnLifetimeHistogramRequest,
+} from './request-bodies.ts';
 
-// ---- requests
-
-export interface ChurnAndEngagementRequest extends DateRange {
-  /** Days of inactivity before a client counts as lost, ≥ 1. (`startDate`/`stopDate`: install-date range.) */
-  daysUntilDeclaredLost: number;
-  /** Step of the "periods since install" axis. */
-  dateSplit: DateSplit;
-  globalFilters?: GlobalFilters;
-  /** A property, or `"installationMonth"` (cohort by install month; then no `segments`). */
-  segmentBy?: string;
-  segments?: Segment[];
-}
-
-/** `startDate`/`stopDate`: the range in which clients were lost. */
-export interface ChurnHistogramRequest extends DateRange, LostParameters {
-  globalFilters?: GlobalFilters;
-}
-
-/**
- * The `lifetimeDataTable` members except `groupBy`, plus the loss parameters; the population is the clients lost in the
- * range.
- */
-export type ChurnLifetimeDataTableRequest = Omit<LifetimeDataTableRequest, 'groupBy'> & LostParameters;
-/** The `lifetimeHistogram` members except `groupBy`, plus the loss parameters. */
-export type ChurnLifetimeHistogramRequest = Omit<LifetimeHistogramRequest, 'groupBy'> & LostParameters;
+export type {
+  ChurnAndEngagementRequest,
+  ChurnHistogramRequest,
+  ChurnLifetimeDataTableRequest,
+  ChurnLifetimeHistogramRequest,
+};
 
 // ---- responses
 

@@ -9,7 +9,9 @@ import { guardStream } from '../download.ts';
 import { NetworkError, ResponseShapeError } from '../errors.ts';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { Count, DateString } from './common.ts';
-import type { DateRange, GlobalFilters } from './request-types.ts';
+import type { ClientPropertyListRequest, ExportClientPropertyListRequest } from './request-bodies.ts';
+
+export type { ClientPropertyListRequest, ExportClientPropertyListRequest };
 
 /** The value of a property that has none (docs/interface.md "Missing values"). */
 export const NULL_VALUE = '<NULL>';
@@ -20,22 +22,6 @@ export type PropertyValue<T extends string | number | boolean = string | number 
 /** The value, with the sentinel turned into `null`. */
 export function valueOrNull<T extends string | number | boolean>(value: PropertyValue<T>): T | null {
   return value === NULL_VALUE ? null : (value as T);
-}
-
-export interface ClientPropertyListRequest {
-  /** First page: absent or null; later pages: the previous `nextClientId` (inclusive). */
-  startAtClientId?: string | null;
-  /** Returned per client; absent or empty = `clientId` only. */
-  properties?: string[];
-  /** Also return per-day values of these properties, for the days the client was active. */
-  retDailyData?: DateRange & { properties: string[] };
-  globalFilters?: GlobalFilters;
-}
-
-export interface ExportClientPropertyListRequest {
-  /** Columns after `clientId`, at least one; names as in `clientPropertyList`. */
-  properties: [string, ...string[]];
-  globalFilters?: GlobalFilters;
 }
 
 const LifetimeEventUsage = z.looseObject({

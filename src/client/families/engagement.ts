@@ -2,11 +2,9 @@
 import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { BinCounts, Count } from './common.ts';
-import type { DateRange, GlobalFilters } from './request-types.ts';
+import type { UsageDistributionRequest } from './request-bodies.ts';
 
-export interface UsageDistributionRequest extends DateRange {
-  globalFilters?: GlobalFilters;
-}
+export type { UsageDistributionRequest };
 
 /** Bins keyed by label (docs/interface.md "Bins"): read them with `binEntries`, never by hard-coded labels. */
 const IntBins = z.record(z.string(), Count);

@@ -14,20 +14,11 @@ import {
   LifetimeHistogramResponse,
   tablePages,
 } from './lifetime-reports.ts';
-import type {
-  DateRange,
-  DateSplit,
-  EventSelector,
-  GlobalFilters,
-  Segmentation,
-  SingleEventSelector,
-  SortDirection,
-} from './request-types.ts';
+import type { AdvancedFullReportRequest, BasicDataTableRequest, BasicTimelineRequest } from './request-bodies.ts';
+
+export type { AdvancedFullReportRequest, BasicDataTableRequest, BasicTimelineRequest };
 
 // ---- basicDataTable
-
-/** Counts cover the range only. */
-export type BasicDataTableRequest = DateRange;
 
 // Every metric name except cumulativeUsageCount is a guess (docs/interface.md "Event tracking reports"): a map of
 // numbers.
@@ -51,34 +42,11 @@ export type BasicDataTableResponse = z.output<typeof BasicDataTableResponse>;
 
 // ---- basicTimeline
 
-type Divisor = 'users' | 'sessions' | 'runtime';
-/** Count occurrences, or sum numeric custom values; `divisor: "usageCounts"` only with custom values. */
-type TimelineView =
-  | { dataView: 'usageCounts'; divisor?: Divisor | null }
-  | { dataView: 'customValues'; divisor?: Divisor | 'usageCounts' | null };
-
-export type BasicTimelineRequest = DateRange &
-  TimelineView & {
-    dateSplit: DateSplit;
-    /** One series per selector, ≥ 1. */
-    events: EventSelector[];
-  };
-
 /** `{ "<period start>": EventValue[] }`: every period, one item per selector in request order. */
 export const BasicTimelineResponse = z.looseObject({ result: z.record(DateString, z.array(EventValue)) });
 export type BasicTimelineResponse = z.output<typeof BasicTimelineResponse>;
 
 // ---- advancedFullReport
-
-export type AdvancedFullReportRequest = DateRange &
-  Segmentation & {
-    /** Single form only; each must be an advanced event (`listEvents`). */
-    events: SingleEventSelector[];
-    globalFilters?: GlobalFilters;
-    /** Segment order. */
-    sort?: 'alpha' | 'eventCounts';
-    sortDirection?: SortDirection;
-  };
 
 // The segmented layout and frequency buckets are guesses (docs/interface.md "Event tracking reports"): every member
 // optional.

@@ -8,16 +8,9 @@
 import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { DateString } from './common.ts';
+import type { DownloadUrlRequest, LastLinesRequest } from './request-bodies.ts';
 
-export interface LastLinesRequest {
-  /** Number of latest lines, 1–1000. */
-  lineCount: number;
-}
-
-export interface DownloadUrlRequest {
-  /** A name from the family's listing. */
-  fileName: string;
-}
+export type { DownloadUrlRequest, LastLinesRequest };
 
 const LastLinesResponse = z.looseObject({
   /** Column key → display label, in column order. */

@@ -8,53 +8,15 @@ import { validateResponse } from '../shape.ts';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { DateString } from './common.ts';
 import type {
-  ClientStatus,
-  DateReportedLost,
-  DateSplit,
-  GlobalFilters,
-  IsoDate,
-  Level,
-  Levels,
-  NoLevels,
-} from './request-types.ts';
+  CurrentReportRequest,
+  DateRangeRequest,
+  DateRangeSplitRequest,
+  DateRangeTotalsRequest,
+} from './request-bodies.ts';
+import type { DateSplit, Level, NoLevels } from './request-types.ts';
 import { isRecord, shapeChoice } from './shape-choice.ts';
 
-// ---- requests
-
-interface GenericReportBase {
-  /** 1–3 distinct statuses; only these counts are returned. */
-  clientStatus: ClientStatus[];
-  /** `clientId` (default), `machineId`, `licenseKey` or a custom property `C01`–`C20`. */
-  groupBy?: string;
-  /** Required when `lost` is requested (≥ 1). */
-  daysUntilDeclaredLost?: number;
-  /** Required when `lost` is requested. */
-  dateReportedLost?: DateReportedLost;
-  globalFilters?: GlobalFilters;
-  resultMode?: 'absolute' | 'percentOfActive';
-}
-
-interface DateRangeBase extends GenericReportBase {
-  startDate: IsoDate;
-  stopDate: IsoDate;
-}
-/** No split: one total for the range, optionally segmented by up to three levels. */
-export interface DateRangeTotalsRequest extends DateRangeBase {
-  dateSplit?: null;
-  levels?: Levels | NoLevels;
-}
-/** Split into periods; at most `level1`. */
-export interface DateRangeSplitRequest extends DateRangeBase {
-  dateSplit: DateSplit;
-  levels?: { level1: Level } | NoLevels;
-}
-export type DateRangeRequest = DateRangeTotalsRequest | DateRangeSplitRequest;
-
-/** The window runs from `startDate` to today. */
-export interface CurrentReportRequest extends GenericReportBase {
-  startDate: IsoDate;
-  levels?: Levels | NoLevels;
-}
+export type { CurrentReportRequest, DateRangeRequest, DateRangeSplitRequest, DateRangeTotalsRequest };
 
 // ---- responses
 

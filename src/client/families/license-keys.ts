@@ -7,53 +7,22 @@ import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
 import { Count, DateString } from './common.ts';
 import type {
-  DateFilter,
-  DateRangeFilter,
-  IsoDate,
-  LicenseStatusFlags,
-  NumberFilter,
-  NumberRangeFilter,
-  Paging,
-  RegexFilter,
-  StringArrayFilter,
-  StringFilter,
-} from './request-types.ts';
+  LicenseDateFilter,
+  LicenseKeySearchRequest,
+  LicenseKeyUpdate,
+  LicenseKeyUpdateRequest,
+  LicenseNumberFilter,
+  LicenseStringFilter,
+} from './request-bodies.ts';
 
-/** String filter kinds (docs/interface.md "Filters"). */
-export type LicenseStringFilter = StringFilter | StringArrayFilter | RegexFilter;
-/** Date filter kinds; `value: "<NULL>"` matches keys without a date. */
-export type LicenseDateFilter = DateFilter | DateRangeFilter;
-export type LicenseNumberFilter = NumberFilter | NumberRangeFilter;
-
-export interface LicenseKeySearchRequest {
-  /** Combined with AND; the `licenseStatus` objects with OR. */
-  filters?: {
-    licenseKey?: LicenseStringFilter;
-    licenseType?: LicenseStringFilter;
-    addedDate?: LicenseDateFilter;
-    expiryDate?: LicenseDateFilter;
-    autoCollected?: boolean;
-    overQuotaCount?: LicenseNumberFilter;
-    licenseStatus?: LicenseStatusFlags[];
-  };
-  /** `startAt` ≥ 0 (default 0), `limit` 1–1000 (default 100). */
-  paging?: Paging;
-}
-
-export interface LicenseKeyUpdate {
-  licenseKey: string;
-  licenseType?: string;
-  /** Merged flag by flag into an existing key's status. */
-  licenseStatus?: LicenseStatusFlags;
-  expiryDate?: IsoDate | null;
-  /** Clients allowed; null = no quota. */
-  quota?: number | null;
-}
-
-export interface LicenseKeyUpdateRequest {
-  /** 1–1000 items, processed in order; new and existing keys may be mixed (upsert). */
-  keyUpdates: LicenseKeyUpdate[];
-}
+export type {
+  LicenseDateFilter,
+  LicenseKeySearchRequest,
+  LicenseKeyUpdate,
+  LicenseKeyUpdateRequest,
+  LicenseNumberFilter,
+  LicenseStringFilter,
+};
 
 const LicenseKeyRecord = z.looseObject({
   licenseKey: z.string().optional(),

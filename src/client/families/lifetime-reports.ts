@@ -7,27 +7,18 @@ import * as z from 'zod';
 import { validateResponse } from '../shape.ts';
 import type { Caller, CallOptions } from './caller.ts';
 import { Count, EventValue } from './common.ts';
-import type { DateRange, EventSelector, GlobalFilters, Paging, Segmentation, SortDirection } from './request-types.ts';
+import type {
+  HistogramMetric,
+  LifetimeDataTableRequest,
+  LifetimeHistogramRequest,
+  TableSorting,
+} from './request-bodies.ts';
+import type { Paging } from './request-types.ts';
 import { isRecord, shapeChoice } from './shape-choice.ts';
 
 // ---- lifetimeHistogram
 
-export type HistogramMetric =
-  | 'eventCount'
-  | 'averageCountPerActiveDay'
-  | 'averageCountPerActiveWeek'
-  | 'averageCountPerActiveMonth';
-
-export interface LifetimeHistogramRequest extends DateRange {
-  groupBy?: string;
-  globalFilters?: GlobalFilters;
-  /** One series per selector, ≥ 1. */
-  events: EventSelector[];
-  /** Lower edge of the first bin: `eventCount` an int ≥ 1, the averages ≥ 0. */
-  lowerBounds?: { [M in HistogramMetric]?: number };
-  /** Ascending upper edges; `"inf"` only last; decimals at most 2 places. */
-  binUpperBounds?: { [M in HistogramMetric]?: (number | 'inf')[] };
-}
+export type { HistogramMetric, LifetimeDataTableRequest, LifetimeHistogramRequest, TableSorting };
 
 // The per-bin items are a guess (docs/interface.md "Event tracking reports"): kept as unknown, read through
 // `histogramBins`.
@@ -56,26 +47,6 @@ export function histogramBins(series: readonly unknown[]): HistogramBin[] {
 }
 
 // ---- lifetimeDataTable
-
-export interface TableSorting {
-  events?: 'alpha' | 'eventCounts' | 'uniqueUsersUsedAtLeastOnce';
-  eventsDirection?: SortDirection;
-  segments?: 'alpha' | 'active' | 'eventCounts' | 'uniqueUsersUsedAtLeastOnce' | 'percentUsedAtLeastOnce';
-  segmentsDirection?: SortDirection;
-}
-
-export type LifetimeDataTableRequest = DateRange &
-  Segmentation & {
-    groupBy?: string;
-    globalFilters?: GlobalFilters;
-    /** Which events get rows; absent or null = all events. */
-    events?: EventSelector[] | null;
-    /** Group the rows of each page by category. */
-    categorizeEvents?: boolean;
-    sorting?: TableSorting;
-    /** Without paging, all rows come back. */
-    paging?: Paging;
-  };
 
 // Metrics beyond these three documented ones are guesses (docs/interface.md "Event tracking reports"): optional,
 // extras kept.
@@ -112,7 +83,7 @@ export const LifetimeDataTableResponse = tableOf(
 export type LifetimeDataTableResponse = z.output<typeof LifetimeDataTableResponse>;
 
 type TableOp = 'lifetimeDataTable' | 'churnLifetimeDataTable';
-type TableBody = { categorizeEvents?: boolean; paging?: Paging };
+type TableBody = { categorizeEvents?: boolean | undefined; paging?: Paging | undefined };
 
 /**
  * The table a request asks for: categorized rows with `categorizeEvents: true`, flat rows otherwise. (`startDate`

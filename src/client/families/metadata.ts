@@ -1,6 +1,9 @@
 /** Metadata family (docs/interface.md "Product properties"): `productProperties`, `propertyValues`. */
 import * as z from 'zod';
 import type { Caller, CallOptions, SchemaMap } from './caller.ts';
+import type { PropertyValuesRequest } from './request-bodies.ts';
+
+export type { PropertyValuesRequest };
 
 const PropertyDescription = z.looseObject({
   /** Key used in globalFilters, levels, segmentBy and property lists. */
@@ -19,19 +22,6 @@ export const ProductPropertiesResponse = z.looseObject({
   result: z.array(z.looseObject({ category: z.string(), properties: z.array(PropertyDescription) })),
 });
 export type ProductPropertiesResponse = z.output<typeof ProductPropertiesResponse>;
-
-export interface PropertyValuesRequest {
-  /** A property with `supportsMeta`, or a dotted level name (`geography.country`). */
-  property: string;
-  /** Only for `os` (platform, version, edition), `geography` (continent, country, usState), `gpu` (vendor, model). */
-  granularity?: string;
-  /** Not allowed for geography. */
-  filter?: { type: 'string' | 'regex'; value: string };
-  /** Continue after this value: the last value of the previous page. */
-  startAfter?: string;
-  /** `os`, `osLanguage`, `geography`: every known value, not only those seen. */
-  getFullList?: boolean;
-}
 
 export const PropertyValuesResponse = z.looseObject({
   result: z.array(z.looseObject({ value: z.string(), shortName: z.string().optional() })),
