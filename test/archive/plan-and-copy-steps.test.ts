@@ -92,7 +92,7 @@ describe('the archive fanned out to copiers', () => {
     expect(manifest.startedAt).toBe(RUN_AT);
     const coverage = await ap.json<Coverage>(run!.outputs[1]!);
     expect(coverage.kinds.every((k) => k.missing.length === 0 && k.failed.length === 0)).toBe(true);
-  });
+  }, 120_000); // a whole fanned-out run over real peers: about 30 s on a loaded 2-CPU machine
 
   it('a second run copies nothing new, its manifest chained to the first', async () => {
     const q = new MemoryCopyQueue();

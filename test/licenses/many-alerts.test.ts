@@ -61,7 +61,7 @@ describe('thousands of alerts for one recipient', () => {
     const rerun = await run('many@example.com');
     expect(rerun.counts).toMatchObject({ emails: 0, alertsSent: 0, alertsSkippedAlreadySent: rows.length });
     expect(await env.licenseMails('many@example.com')).toHaveLength(1);
-  });
+  }, 90_000); // hundreds of alerts through real peers: about 25 s on a loaded 2-CPU machine
 
   it('a usage call failing in a later batch gives back every claim: nothing sent, the next run sends all', async () => {
     const dry = await run('fault@example.com', { dryRun: true });
@@ -83,5 +83,5 @@ describe('thousands of alerts for one recipient', () => {
     const next = await run('fault@example.com');
     expect(next.errors).toEqual([]);
     expect(next.counts).toMatchObject({ emails: 1, alertsSent: dry.counts.alertsSent, alertsSkippedAlreadySent: 0 });
-  });
+  }, 90_000); // three runs of hundreds of alerts: about 25 s on a loaded 2-CPU machine
 });
