@@ -182,10 +182,17 @@ function successResponse(op: OperationDef, responseId: string | undefined): [str
         content: { 'text/csv': { schema: { type: 'string' } } },
       },
     ];
+  // A read with a body (a report POST) may ignore members; the emulator names them (docs/interface.md).
+  const readWithBody = op.method === 'POST' && op.retrySafe && op.id !== 'signIn';
   const response: Json = {
     description:
       op.id === 'signIn' ? 'Signed in: the sign-in object; new CSRF and session cookies are set.' : 'The answer.',
-    headers: op.id === 'signIn' ? { 'Set-Cookie': { $ref: '#/components/headers/SetCookie' }, ...labels } : labels,
+    headers:
+      op.id === 'signIn'
+        ? { 'Set-Cookie': { $ref: '#/components/headers/SetCookie' }, ...labels }
+        : readWithBody
+          ? { ...labels, [`${PREFIX}-Ignored-Fields`]: { $ref: '#/components/headers/IgnoredFields' } }
+          : labels,
     content: { 'application/json': { schema: { $ref: ref(responseId!) } } },
   };
   return ['200', response];
@@ -274,6 +281,7 @@ export function buildDocument(): Json {
         `\`${PREFIX}\` stands for the vendor's header and cookie prefix (configurable).`,
         'Sign in: `requestCsrf` (sets the CSRF cookie), then `signIn` with that cookie and `{userName, password}`',
         '(sets new CSRF and session cookies); send both cookies and `Origin` on every later request, and `logout` at the end.',
+        'A `signIn` without the CSRF cookie is answered 401 `Cookie Missing` and sets it, so repeating it once signs in.',
         'Response schemas are what the client accepts: documented members strictly, open questions loosely, extra members allowed.',
       ].join('\n'),
       license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
@@ -340,6 +348,11 @@ export function buildDocument(): Json {
           schema: { type: 'string' },
         },
         ApiBuild: { description: "The service's build label.", schema: { type: 'string' } },
+        IgnoredFields: {
+          description:
+            'Emulator only: the body members this read ignored, as dotted paths separated by ", " (at most 20), e.g. `limit` sent where the member is `paging.limit`. Absent when every member was used.',
+          schema: { type: 'string' },
+        },
         LibBuild: { description: "The service library's build label.", schema: { type: 'string' } },
         RetryAfter: {
           description: 'Seconds to wait before the next request.',
@@ -354,12 +367,12 @@ export function buildDocument(): Json {
         },
         Unauthorized: {
           description:
-            '`Unauthorized`: no service cookie, an unknown or expired session, or wrong credentials. `Cookie Missing`: the session cookie is absent while another service cookie is present; transient, repeat once after about a second.',
+            '`Unauthorized`: no service cookie, an unknown or expired session, or wrong credentials. `Cookie Missing`: the session cookie is absent while another service cookie is present, or a sign-in came without the CSRF cookie (the answer sets one); transient, repeat once after about a second.',
           content: errorContent(),
         },
         Forbidden: {
           description:
-            '`Origin Not Allowed` (Origin absent or different), `CSRF Mismatch` (the CSRF header differs from the cookie; at sign-in, no usable CSRF cookie) or `Feature Not Enabled` (raw data export operations on a product without the feature).',
+            '`Origin Not Allowed` (Origin absent or different), `CSRF Mismatch` (the CSRF header differs from the cookie; at sign-in, a CSRF cookie not issued by `requestCsrf` within the hour) or `Feature Not Enabled` (raw data export operations on a product without the feature).',
           content: errorContent(),
         },
         NotFound: {

@@ -189,7 +189,8 @@ function expectedOf(e: ErrorObject): string {
     case 'required':
       return `member ${JSON.stringify(p.missingProperty)}`;
     case 'type':
-      return `type ${String(p.type)}`;
+      // ajv joins a list of types with commas (`string,null`).
+      return `type ${String(p.type).split(',').join(' or ')}`;
     case 'enum':
       return `one of ${JSON.stringify(p.allowedValues)}`;
     case 'const':

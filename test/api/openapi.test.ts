@@ -101,7 +101,7 @@ describe('contract validator', () => {
     });
     expect(r.ok).toBe(false);
     expect(r.differences).toEqual([
-      { path: 'result[0].category', expected: 'type string,null', got: '3' },
+      { path: 'result[0].category', expected: 'type string or null', got: '3' },
       { path: 'result[0].categoryEventNames[0].dateFirstSeen', expected: 'a value (required)', got: 'nothing' },
     ]);
   });

@@ -4,6 +4,7 @@
  * body that is not JSON, an undocumented status.
  */
 import { describe, expect, it } from 'vitest';
+import { ResponseShapeError } from '../../src/client/index.ts';
 import { judge } from '../../src/doctor/contract-check.ts';
 import type { RecordedAnswer } from '../../src/doctor/recording-fetch.ts';
 
@@ -41,5 +42,17 @@ describe('judge', () => {
   it('ignores answers of other operations, and says when its own never came', () => {
     const o = judge('listEvents', [answer(URL_PATH, 200, '{"downloadUrl":"x"}')], new Error('socket hang up'));
     expect(o).toMatchObject({ result: 'unchecked', detail: 'not checked: the request failed', differences: [] });
+  });
+
+  it("counts an answer the document allows but Pulse's client cannot read as a difference (a Pulse bug)", () => {
+    const events = { ...answer('/v3/event-tracking/12345678901', 200, '{"result":[]}'), method: 'GET' };
+    const error = new ResponseShapeError('response does not match the documented shape at result', {
+      operationId: 'listEvents',
+      path: 'result',
+    });
+    expect(judge('listEvents', [events], undefined)).toMatchObject({ result: 'conforms' });
+    expect(judge('listEvents', [events], error).differences).toEqual([
+      { path: 'result', expected: "what Pulse's client reads", got: error.message },
+    ]);
   });
 });

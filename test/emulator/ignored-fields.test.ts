@@ -1,7 +1,7 @@
 /**
  * Reads keep answering when their body holds a member they do not use, but say so: each ignored member is logged
  * with the operation and the request path, and named in the `Svc-Ignored-Fields` response header
- * (emulator/README.md "Ignored body fields"). Checked over real sockets for every POST read operation.
+ * (emulator/README.md "Fields it does not use"). Checked over real sockets for every POST read operation.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../emulator/http/routes.ts';
