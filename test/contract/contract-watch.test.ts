@@ -21,18 +21,23 @@ afterAll(async () => {
   await emu.close();
 });
 
+/** A deliberately broken answer: the sign-in lists the first product's name as a number. */
+async function signInWithANumberForAName() {
+  const product = emu.state.products.get(emu.products[0]!.productId)!.product;
+  const name = product.productName;
+  (product as { productName: unknown }).productName = 42;
+  try {
+    await signedIn(emu);
+  } finally {
+    product.productName = name;
+  }
+  return product;
+}
+
 describe('the contract watch', () => {
   it('fails a test whose emulator answers off the document, naming the operation and the field path', async () => {
     takeViolations();
-    const product = emu.state.products.get(emu.products[0]!.productId)!.product;
-    const name = product.productName;
-    // A deliberately broken answer: the sign-in lists the product's name as a number.
-    (product as { productName: unknown }).productName = 42;
-    try {
-      await signedIn(emu);
-    } finally {
-      product.productName = name;
-    }
+    const product = await signInWithANumberForAName();
     const violations = takeViolations();
     expect(violations).toHaveLength(1);
     expect(violations[0]).toMatchObject({ operationId: 'signIn', side: 'response', status: 200 });
@@ -45,14 +50,7 @@ describe('the contract watch', () => {
   // Left to the setup file's afterEach: the test fails with the message above (`it.fails` expects exactly that).
   it.fails('fails through the afterEach of the setup file when nobody takes the violation', async () => {
     takeViolations();
-    const product = emu.state.products.get(emu.products[0]!.productId)!.product;
-    const name = product.productName;
-    (product as { productName: unknown }).productName = 42;
-    try {
-      await signedIn(emu);
-    } finally {
-      product.productName = name;
-    }
+    await signInWithANumberForAName();
   });
 
   it("fails a test whose client request the emulator accepts but the document does not (Pulse's client only)", async () => {
