@@ -4,6 +4,7 @@
  * field with an example.
  */
 import * as z from 'zod';
+import { ChannelIds } from './channels-schema.ts';
 import { Email, LocalTime, Name, ProductId, Text, TimeZone, WeeklySchedule } from './common-schema.ts';
 
 const Days = z.number().int().min(1).max(3650);
@@ -32,18 +33,27 @@ const isRegExp = (pattern: string): boolean => {
   }
 };
 
-const Route = z.strictObject({
-  productIds: z.array(ProductId).min(1).optional().describe('keys of these products (default: any)'),
-  licenseTypes: z.array(z.string().min(1)).min(1).optional().describe('keys of these license types (default: any)'),
-  keyPattern: z
-    .string()
-    .min(1)
-    .max(500)
-    .refine(isRegExp, { message: 'not a valid regular expression' })
-    .optional()
-    .describe('keys whose text matches this regular expression (JavaScript syntax, unicode mode; default: any)'),
-  recipients: z.array(LicenseRecipient).min(1),
-});
+const Route = z
+  .strictObject({
+    productIds: z.array(ProductId).min(1).optional().describe('keys of these products (default: any)'),
+    licenseTypes: z.array(z.string().min(1)).min(1).optional().describe('keys of these license types (default: any)'),
+    keyPattern: z
+      .string()
+      .min(1)
+      .max(500)
+      .refine(isRegExp, { message: 'not a valid regular expression' })
+      .optional()
+      .describe('keys whose text matches this regular expression (JavaScript syntax, unicode mode; default: any)'),
+    recipients: z
+      .array(LicenseRecipient)
+      .default([])
+      .describe('who hears by email (a rule needs recipients or channels)'),
+    channels: ChannelIds.describe('channels that hear of these keys (ids from `channels`)'),
+  })
+  .refine((r) => r.recipients.length > 0 || r.channels.length > 0, {
+    message: 'needs recipients or channels',
+    path: ['recipients'],
+  });
 
 export const LICENSE_STAGE_DEFAULTS = { daysBefore: [60, 30, 14, 7, 1], onExpiryDay: true, daysAfter: [1, 7, 30] };
 
@@ -121,6 +131,7 @@ export const Licenses = z.strictObject({
       title: Text.default('Weekly license registry report'),
       schedule: WeeklySchedule,
       recipients: z.array(LicenseRecipient).min(1).optional().describe('default: the owner'),
+      channels: ChannelIds.describe('channels the report is posted to, besides its email'),
     })
     .optional()
     .describe('the weekly license registry report'),

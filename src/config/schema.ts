@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { unsafeKeyPartReason, unsafeTemplateReason } from './archive-key-parts.ts';
+import { ChannelIds, Channels, Notices } from './channels-schema.ts';
 import { Email, ProductId, Recipient, Text, WeeklySchedule } from './common-schema.ts';
 import { Licenses } from './licenses-schema.ts';
 
@@ -136,7 +137,8 @@ const Digest = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lower-case letters, digits and dashes'),
   title: Text.default('Weekly product digest'),
   productIds: z.array(ProductId).min(1),
-  recipients: z.array(Recipient).min(1),
+  recipients: z.array(Recipient).default([]).describe('who gets it by email (it needs recipients or channels)'),
+  channels: ChannelIds.describe('channels it is posted to (ids from `channels`)'),
   schedule: WeeklySchedule,
   sections: z
     .array(z.enum(DIGEST_SECTIONS))
@@ -252,6 +254,8 @@ export const PulseConfig = z
       .describe('DynamoDB state table (the ledger)'),
     digests: z.array(Digest).default([]),
     licenses: Licenses.optional().describe('license key alerts, the weekly registry report and registry sync'),
+    channels: Channels.describe('Slack, Teams and webhook channels (docs/channels.md)'),
+    notices: Notices.optional(),
     deploy: Deploy.optional().describe('settings of the deployed stack (cdk synth / deploy only)'),
   })
   .superRefine((cfg, ctx) => {
@@ -262,8 +266,11 @@ export const PulseConfig = z
         ctx.addIssue({ code: 'custom', path: ['products', i, 'id'], message: `duplicate product id ${p.id}` });
       known.add(p.id);
     });
+    channelRefs(cfg, ctx);
     const seen = new Set<string>();
     cfg.digests.forEach((d, i) => {
+      if (d.recipients.length === 0 && d.channels.length === 0)
+        ctx.addIssue({ code: 'custom', path: ['digests', i, 'recipients'], message: 'needs recipients or channels' });
       if (seen.has(d.id))
         ctx.addIssue({ code: 'custom', path: ['digests', i, 'id'], message: `duplicate digest id ${d.id}` });
       seen.add(d.id);
@@ -284,7 +291,40 @@ export const PulseConfig = z
     }
   });
 
+/** Channel ids are unique, and every channel a section names is configured. */
+function channelRefs(
+  cfg: {
+    channels: { id: string }[];
+    digests: { channels: string[] }[];
+    licenses?: { routing: { channels: string[] }[]; report?: { channels: string[] } | undefined } | undefined;
+    notices?: { channels: string[] } | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const ids = new Set<string>();
+  cfg.channels.forEach((c, i) => {
+    if (ids.has(c.id))
+      ctx.addIssue({ code: 'custom', path: ['channels', i, 'id'], message: `duplicate channel id ${c.id}` });
+    ids.add(c.id);
+  });
+  const refs: [(string | number)[], string[]][] = [
+    ...cfg.digests.map((d, i): [(string | number)[], string[]] => [['digests', i, 'channels'], d.channels]),
+    ...(cfg.licenses?.routing ?? []).map((r, i): [(string | number)[], string[]] => [
+      ['licenses', 'routing', i, 'channels'],
+      r.channels,
+    ]),
+    [['licenses', 'report', 'channels'], cfg.licenses?.report?.channels ?? []],
+    [['notices', 'channels'], cfg.notices?.channels ?? []],
+  ];
+  for (const [path, list] of refs) {
+    list.forEach((id, j) => {
+      if (!ids.has(id)) ctx.addIssue({ code: 'custom', path: [...path, j], message: `${id} is not in channels` });
+    });
+  }
+}
+
 export type PulseConfig = z.output<typeof PulseConfig>;
+export type { ChannelConfig } from './channels-schema.ts';
 export type DigestConfig = PulseConfig['digests'][number];
 export type DigestSection = (typeof DIGEST_SECTIONS)[number];
 export type ArchiveKind = (typeof ARCHIVE_KINDS)[number];

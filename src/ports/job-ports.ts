@@ -5,6 +5,7 @@
  */
 import type { ReportingClient } from '../client/index.ts';
 import type { ArchiveStore } from './archive-store.ts';
+import type { ChannelPorts } from './channels.ts';
 import type { Clock } from './clock.ts';
 import type { Ledger } from './ledger.ts';
 import type { Logger } from './logger.ts';
@@ -22,6 +23,8 @@ export interface JobPorts {
   archive: ArchiveStore | undefined;
   clock: Clock;
   logger: Logger;
+  /** Slack, Teams and webhook channels; absent = a config that names channels fails those deliveries by name. */
+  channels?: ChannelPorts;
   /**
    * Where a full report page is written and linked from the email instead of the archive's copy (local runs: a
    * folder beside the outbox, since the local S3 is gone after the run); absent = link the archive's copy.

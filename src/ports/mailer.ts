@@ -1,4 +1,6 @@
 /** Mail port: one fully rendered message out; adapters: SES v2 and SMTP (nodemailer), the local SMTP sink. */
+import { NotSentError } from './not-sent.ts';
+
 export interface MailAttachment {
   filename: string;
   /** The bytes, or a stream of them read once when the message is sent (a large CSV built on disk). */
@@ -33,6 +35,6 @@ export interface Mailer {
  * message, or answered with a 4xx/5xx reply): sending it again later cannot make a duplicate. Adapters throw this
  * only when they know; any other error from `send` means the message may have gone out.
  */
-export class MailNotSentError extends Error {
+export class MailNotSentError extends NotSentError {
   override name = 'MailNotSentError';
 }

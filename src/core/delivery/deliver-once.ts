@@ -1,14 +1,16 @@
 /**
  * At-most-once delivery of one email under one ledger key (`deliverOnce`), or under several keys already claimed
  * (`sendClaimed`: a license alert email carries many key stages, each claimed on its own): the one path every Pulse
- * sender takes. The states, and why email is at-most-once, are in docs/delivery.md "Delivery states".
+ * sender takes. Chat channels take the same path with their own send (`claimKey`, `settleSend`;
+ * src/core/channels/deliver-to-channel.ts). The states, and why email is at-most-once, are in docs/delivery.md "Delivery states".
  *
  * suppressed? → claim → send → complete. What can go wrong between the steps decides the outcome:
  * - the recipient is on the suppression list (a hard bounce or a complaint, src/mail-events/): nothing is
  *   claimed, so the next run after an operator cleared the address sends → `suppressed`;
  * - the claim is not ours: `alreadySent` (done), `inProgressElsewhere` (a live claim), `unknown` (an earlier send
  *   whose outcome nobody knows: never resent unless a person asks with `resendUnknown`);
- * - the send certainly did not go out (MailNotSentError): the claim is released and the next run sends → `failed`;
+ * - the send certainly did not go out (NotSentError: MailNotSentError, or a chat service's refusal): the claim is
+ *   released and the next run sends → `failed`;
  * - the send may have gone out (any other error): the claim is kept as unknown → `unknown`;
  * - the send went out but `complete` keeps failing: the claim is left as it is, never released → `sentUnconfirmed`
  *   (a later run reads it as unknown once its lease is over and does not send again).
@@ -18,7 +20,8 @@ import { forEachWithConcurrency } from '../../client/concurrency.ts';
 import { type Clock, systemClock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { Logger } from '../../ports/logger.ts';
-import { type Mailer, type MailMessage, MailNotSentError } from '../../ports/mailer.ts';
+import type { Mailer, MailMessage } from '../../ports/mailer.ts';
+import { NotSentError } from '../../ports/not-sent.ts';
 import { clearSuppressionCommand, type SuppressionList } from '../../ports/suppressions.ts';
 
 /** Ledger calls in flight at once when many keys are settled together (a license alert email's claims). */
@@ -70,26 +73,39 @@ export async function deliverOnce(
   message: MailMessage,
   opts: DeliveryOptions = {},
 ): Promise<Delivery> {
-  const { ledger, logger } = ports;
   const suppressed = await suppressionOf(ports, message.to);
   if (suppressed) return suppressed;
+  const claimed = await claimKey(ports, key, opts);
+  if (claimed !== 'claimed') return claimed;
+
+  return sendClaimed(ports, [key], { ...message, delivery: message.delivery ?? key }, opts);
+}
+
+/**
+ * Claims `key` for one send: `'claimed'` when this caller now holds it, else what the key already is (sent, being
+ * sent elsewhere, unknown) or `failed` when the ledger could not be asked (nothing claimed: the next run tries).
+ */
+export async function claimKey(
+  ports: Pick<SendPorts, 'ledger' | 'logger'>,
+  key: string,
+  opts: Pick<DeliveryOptions, 'resendUnknown' | 'expiresInDays'> = {},
+): Promise<'claimed' | Delivery> {
   let claim: Awaited<ReturnType<Ledger['claim']>>;
   try {
-    claim = await ledger.claim(key, {
+    claim = await ports.ledger.claim(key, {
       ...(opts.resendUnknown ? { takeOverUnknown: true } : {}),
       ...(opts.expiresInDays !== undefined ? { expiresInDays: opts.expiresInDays } : {}),
     });
   } catch (e) {
     // Nothing claimed, nothing sent: the next run tries again.
-    return failed(logger, key, `ledger claim failed: ${describe(e)}`);
+    return failed(ports.logger, key, `ledger claim failed: ${describe(e)}`);
   }
   if (claim.outcome === 'done') return { outcome: 'alreadySent' };
   if (claim.outcome === 'busy') {
     return { outcome: 'inProgressElsewhere', error: `another run has been sending since ${claim.claimedAt}` };
   }
   if (claim.outcome === 'unknown') return { outcome: 'unknown', error: unknownError(claim.claimedAt, claim.reason) };
-
-  return sendClaimed(ports, [key], { ...message, delivery: message.delivery ?? key }, opts);
+  return 'claimed';
 }
 
 /**
@@ -134,9 +150,7 @@ export async function confirmUnknown(
 }
 
 /**
- * Sends `message` under claims this caller holds (`keys`, from `ledger.claim`), then settles every key the same
- * way: complete after a send, release when it certainly did not go out, unknown when it may have. `keys` is read
- * once, after the send: a license alert email's claims come from a file, not from memory.
+ * Sends `message` under claims this caller holds (`keys`, from `ledger.claim`), settled as `settleSend` says.
  */
 export async function sendClaimed(
   ports: SendPorts,
@@ -144,19 +158,39 @@ export async function sendClaimed(
   message: MailMessage,
   opts: Pick<DeliveryOptions, 'resendUnknown' | 'completeAttempts' | 'retryDelayMs'> = {},
 ): Promise<Delivery> {
-  const { ledger, mailer, logger } = ports;
+  return settleSend(ports, keys, () => ports.mailer.send(message), opts);
+}
+
+/** What any send under claims reports: the id the receiver gave it. A NotSentError means it certainly did not go. */
+export type Send = () => Promise<{ messageId: string }>;
+
+/**
+ * Runs `send` under claims this caller holds (`keys`) and settles every key the same way: complete after a send,
+ * release when it certainly did not go out (NotSentError), unknown when it may have. `keys` is read once, after the
+ * send: a license alert's claims come from a file, not from memory.
+ */
+export async function settleSend(
+  ports: Omit<SendPorts, 'mailer'>,
+  keys: Iterable<string> | AsyncIterable<string>,
+  send: Send,
+  opts: Pick<DeliveryOptions, 'resendUnknown' | 'completeAttempts' | 'retryDelayMs'> & {
+    /** Who may have taken an uncertain send, for its reason: "the mail server" (default), "Slack channel ops". */
+    receiver?: string;
+  } = {},
+): Promise<Delivery> {
+  const { ledger, logger } = ports;
   let messageId: string;
   try {
-    ({ messageId } = await mailer.send(message));
+    ({ messageId } = await send());
   } catch (e) {
-    if (e instanceof MailNotSentError) {
+    if (e instanceof NotSentError) {
       // A release that fails leaves the claim to expire into `unknown`: visible, never a duplicate.
       const settled = await eachKey(keys, (key) =>
         ledger.release(key).catch((r: unknown) => logger.error('ledger release failed', { key, error: describe(r) })),
       );
       return failed(logger, settled.label, describe(e));
     }
-    const reason = `the mail server may have taken it: ${describe(e)}`;
+    const reason = `${opts.receiver ?? 'the mail server'} may have taken it: ${describe(e)}`;
     const settled = await eachKey(keys, (key) =>
       ledger
         .markUnknown(key, reason)
