@@ -4,6 +4,7 @@
  */
 
 import { configFromBundle } from '../../src/app/bundled-config.ts';
+import { channelPortsFor } from '../../src/app/channels.ts';
 import {
   type BasePorts,
   basePorts,
@@ -24,6 +25,7 @@ export function licenseAlertPorts(config: PulseConfig, env: Env): LicenseAlertPo
       ...base,
       mailer: mailerFor(config.mail.transport, base.secrets),
       suppressions: suppressionsFor(config, env),
+      channels: channelPortsFor(base.secrets, env),
     };
   });
   return { ...kept, client: kept.newClient(), ledger: ledgerFor(config, env) };

@@ -7,6 +7,7 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type LambdaContext, logLevelFromEnv, PowertoolsLoggerAdapter } from '../../src/adapters/powertools-logger.ts';
 import { configFromBundle } from '../../src/app/bundled-config.ts';
+import { channelPortsFor } from '../../src/app/channels.ts';
 import { perContainer } from '../../src/app/lambda/per-container.ts';
 import { ledgerFor, suppressionsFor } from '../../src/app/lambda/state-table.ts';
 import { mailerFor } from '../../src/app/mailer.ts';
@@ -17,12 +18,16 @@ import { systemClock } from '../../src/ports/clock.ts';
 type Env = Record<string, string | undefined>;
 
 export function mailEventPorts(config: PulseConfig, env: Env): MailEventPorts & { logger: PowertoolsLoggerAdapter } {
-  const kept = perContainer(config, env, 'mail-events', () => ({
-    logger: new PowertoolsLoggerAdapter({ service: 'pulse', level: logLevelFromEnv(env) }),
-    mailer: mailerFor(config.mail.transport, new SecretsManagerClient({})),
-    suppressions: suppressionsFor(config, env),
-    clock: systemClock,
-  }));
+  const kept = perContainer(config, env, 'mail-events', () => {
+    const secrets = new SecretsManagerClient({});
+    return {
+      logger: new PowertoolsLoggerAdapter({ service: 'pulse', level: logLevelFromEnv(env) }),
+      mailer: mailerFor(config.mail.transport, secrets),
+      suppressions: suppressionsFor(config, env),
+      clock: systemClock,
+      channels: channelPortsFor(secrets, env),
+    };
+  });
   return { ...kept, ledger: ledgerFor(config, env) };
 }
 

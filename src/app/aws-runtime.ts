@@ -10,6 +10,7 @@ import { ConsoleLogger, parseLogLevel } from '../adapters/console-logger.ts';
 import type { PulseConfig } from '../config/schema.ts';
 import { systemClock } from '../ports/clock.ts';
 import type { JobPorts } from '../ports/job-ports.ts';
+import { channelPortsFor } from './channels.ts';
 import type { Env } from './lambda/base.ts';
 import { archiveStoreFor } from './lambda/s3-archive.ts';
 import { stateTableOf } from './lambda/state-table.ts';
@@ -29,5 +30,6 @@ export function awsPorts(config: PulseConfig, env: Env): JobPorts {
     archive: config.archive ? archiveStoreFor(config.archive) : undefined,
     clock: systemClock,
     logger,
+    channels: channelPortsFor(secrets, env),
   };
 }

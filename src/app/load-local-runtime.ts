@@ -7,7 +7,14 @@
 type LocalRuntimeModule = typeof import('./local-runtime.ts');
 
 /** The packages only the local peers use: devDependencies. */
-export const LOCAL_PEER_PACKAGES = ['dynalite', 's3rver', 'smtp-server', 'mailparser'] as const;
+export const LOCAL_PEER_PACKAGES = [
+  'dynalite',
+  's3rver',
+  'smtp-server',
+  'mailparser',
+  'standardwebhooks',
+  'adaptivecards',
+] as const;
 
 export class LocalPeersMissingError extends Error {
   override name = 'LocalPeersMissingError';

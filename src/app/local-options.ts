@@ -4,7 +4,9 @@
  * products the config names, for the emulator to serve. Apart from local-runtime.ts, so that reading them loads none
  * of the local peers.
  */
+
 import type { EmulatorOptions, ProductSpec } from '../../emulator/index.ts';
+import type { ChannelFaultProfile } from '../adapters/local/channel-faults.ts';
 import type { SinkReaction } from '../adapters/local/sink-mail-events.ts';
 import { ConfigError } from '../config/load.ts';
 import { Email, type PulseConfig } from '../config/schema.ts';
@@ -93,4 +95,37 @@ export function localMailReactions(env: Record<string, string | undefined>): Rec
     }
   }
   return Object.keys(reactions).length > 0 ? reactions : undefined;
+}
+
+/** The channel sinks' random fault profile of a local run, as JSON `{"seed", "rate", "kinds"}` (the chaos runner). */
+export const LOCAL_CHANNEL_FAULTS_ENV = 'PULSE_LOCAL_CHANNEL_FAULTS';
+
+const CHANNEL_FAULT_KINDS = ['rateLimit', 'serverError', 'refuse', 'timeout', 'drop'] as const;
+
+export function localChannelFaults(env: Record<string, string | undefined>): ChannelFaultProfile | undefined {
+  const text = env[LOCAL_CHANNEL_FAULTS_ENV];
+  if (text === undefined || text.trim() === '') return undefined;
+  const bad = () =>
+    new ConfigError(
+      `$${LOCAL_CHANNEL_FAULTS_ENV}: not a fault profile; expected JSON {"seed": 1, "rate": 0.3, "kinds": [${CHANNEL_FAULT_KINDS.map((k) => `"${k}"`).join(', ')}]}`,
+    );
+  let parsed: { seed?: unknown; rate?: unknown; kinds?: unknown };
+  try {
+    parsed = JSON.parse(text) as typeof parsed;
+  } catch {
+    throw bad();
+  }
+  const { seed, rate, kinds } = parsed ?? {};
+  if (
+    !Number.isInteger(seed) ||
+    typeof rate !== 'number' ||
+    rate < 0 ||
+    rate > 1 ||
+    !Array.isArray(kinds) ||
+    kinds.length === 0 ||
+    !kinds.every((k) => (CHANNEL_FAULT_KINDS as readonly unknown[]).includes(k))
+  ) {
+    throw bad();
+  }
+  return { seed: seed as number, rate, kinds: kinds as ChannelFaultProfile['kinds'] };
 }

@@ -11,6 +11,8 @@
  */
 import type { EmulatorOptions } from '../../emulator/index.ts';
 import { DynamoDbLedger } from '../adapters/aws/dynamodb-ledger.ts';
+import { HttpChannelPoster } from '../adapters/http/channel-poster.ts';
+import type { ChannelFaultProfile } from '../adapters/local/channel-faults.ts';
 import { type LocalPeers, startLocalPeers } from '../adapters/local/local-peers.ts';
 import { ReportFolder } from '../adapters/local/report-folder.ts';
 import type { SinkReaction } from '../adapters/local/sink-mail-events.ts';
@@ -45,6 +47,8 @@ export async function startLocalRuntime(opts: {
   s3PartSize?: number | undefined;
   /** Addresses the SMTP sink bounces or complains for (`$PULSE_LOCAL_BOUNCE`, `$PULSE_LOCAL_COMPLAIN`). */
   mailReactions?: Record<string, SinkReaction> | undefined;
+  /** Random faults of the channel sinks (`$PULSE_LOCAL_CHANNEL_FAULTS`). */
+  channelFaults?: ChannelFaultProfile | undefined;
 }): Promise<LocalRuntime> {
   const userConfig = opts.config;
   const peers = await startLocalPeers({
@@ -53,6 +57,7 @@ export async function startLocalRuntime(opts: {
     emulator: { ...opts.emulator, products: emulatorProductsOf(userConfig) },
     ...(opts.s3PartSize ? { s3PartSize: opts.s3PartSize } : {}),
     ...(opts.mailReactions ? { mailReactions: opts.mailReactions } : {}),
+    ...(opts.channelFaults ? { channelFaults: opts.channelFaults } : {}),
   });
   const emu = peers.emulator;
   const config: PulseConfig = {
@@ -74,6 +79,8 @@ export async function startLocalRuntime(opts: {
     logger: opts.logger,
     // The full report beside the emails: the local S3 that also keeps a copy is gone after the run.
     pages: new ReportFolder(peers.outboxDir),
+    // Every channel posts to the local sinks, whatever secret the config names: a local run reaches no service.
+    channels: { secrets: peers.channels.secrets, poster: new HttpChannelPoster() },
   } satisfies JobPorts;
   return {
     config,

@@ -14,6 +14,7 @@
 
 import { EmulatorConfigError, type EmulatorOptions, resolveOptions } from '../../emulator/options.ts';
 import { ConsoleLogger } from '../adapters/console-logger.ts';
+import type { ChannelFaultProfile } from '../adapters/local/channel-faults.ts';
 import type { SinkReaction } from '../adapters/local/sink-mail-events.ts';
 import { DEFAULT_WORK_DIR } from '../adapters/local/work-dir.ts';
 import { awsPorts } from '../app/aws-runtime.ts';
@@ -21,6 +22,7 @@ import { loadLocalRuntime } from '../app/load-local-runtime.ts';
 import {
   EXAMPLE_CONFIG,
   LOCAL_EMULATOR_ENV,
+  localChannelFaults,
   localEmulatorOptions,
   localMailReactions,
   localS3PartSize,
@@ -81,6 +83,8 @@ export interface JobSetup {
   s3PartSize: number | undefined;
   /** Whom the local SMTP sink bounces or complains for (--local): `$PULSE_LOCAL_BOUNCE`, `$PULSE_LOCAL_COMPLAIN`. */
   mailReactions: Record<string, SinkReaction> | undefined;
+  /** The channel sinks' random faults (--local): `$PULSE_LOCAL_CHANNEL_FAULTS`. */
+  channelFaults: ChannelFaultProfile | undefined;
 }
 
 export interface JobRuntime {
@@ -108,7 +112,9 @@ export function loadJob(flags: JobFlags, io: CliIo, opts: { signIn?: boolean } =
     if (emulator) resolveOptions(emulator); // refused here, before the work directory is touched
     const s3PartSize = flags.local ? localS3PartSize(io.env) : undefined;
     const mailReactions = flags.local ? localMailReactions(io.env) : undefined;
-    return { config, flags, workDir: flags['work-dir'] ?? DEFAULT_WORK_DIR, emulator, s3PartSize, mailReactions };
+    const channelFaults = flags.local ? localChannelFaults(io.env) : undefined;
+    const workDir = flags['work-dir'] ?? DEFAULT_WORK_DIR;
+    return { config, flags, workDir, emulator, s3PartSize, mailReactions, channelFaults };
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     if (e instanceof EmulatorConfigError) throw new UsageError(`$${LOCAL_EMULATOR_ENV}: ${e.message}`);
@@ -165,11 +171,19 @@ async function startRuntime(
   logger: ConsoleLogger,
   env: CliIo['env'],
 ): Promise<JobRuntime & { close(): Promise<void> }> {
-  const { config, flags, workDir, emulator, s3PartSize, mailReactions } = setup;
+  const { config, flags, workDir, emulator, s3PartSize, mailReactions, channelFaults } = setup;
   if (flags.local) {
     // Loaded only here: the local peers are devDependencies (load-local-runtime.ts).
     const { startLocalRuntime } = await loadLocalRuntime();
-    const rt = await startLocalRuntime({ workDir, config, logger, emulator, s3PartSize, mailReactions });
+    const rt = await startLocalRuntime({
+      workDir,
+      config,
+      logger,
+      emulator,
+      s3PartSize,
+      mailReactions,
+      channelFaults,
+    });
     return { config: rt.config, ports: rt.ports, workDir, settleMailEvents: rt.settleMailEvents, close: rt.close };
   }
   return { config, ports: awsPorts(config, env), workDir, close: async () => {} };

@@ -11,6 +11,7 @@ import { exitCodesHelp } from './exit-codes.ts';
 import { type CliIo, EXIT } from './io.ts';
 import { loadJob } from './job-command.ts';
 import { licensesAlertsCommand } from './licenses-alerts-command.ts';
+import { licensesReportCommand } from './licenses-report-command.ts';
 
 export const START_HELP = `Usage: pulse start [options]
 
@@ -18,7 +19,9 @@ Runs the weekly cycle locally: the digest for the week that just ended, sent to 
 (<work-dir>/outbox/*.eml and *.html) and archived in the local S3 (<work-dir>/s3); then the export archive (every
 export file and the client data, with a manifest and coverage report per run) into the same S3; then the license
 alerts (when the config has a "licenses" section), one email per recipient into the same outbox. A second run sees
-the first: already-sent digests and alerts and already-archived files are skipped.
+the first: already-sent digests and alerts and already-archived files are skipped. Then the weekly license
+registry report (when the config has "licenses.report"). Every message to a Slack, Teams or webhook channel goes to
+the local channel sinks: <work-dir>/outbox/channels/<channel>/ holds each payload (.json) and a preview (.html).
 
 Options:
   --config FILE      the config to run (default: the bundled examples/pulse.config.json)
@@ -51,15 +54,17 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
   if (digest > EXIT.failure) return digest;
   const archive = await archiveCommand(['--local', ...args], io);
   // The same config the digest command loaded (bad arguments would have stopped it): alerts only when configured.
-  const licenses = hasLicenses(args, io) ? await licensesAlertsCommand(['--local', ...args], io) : EXIT.ok;
+  const sections = licenseSections(args, io);
+  const licenses = sections.alerts ? await licensesAlertsCommand(['--local', ...args], io) : EXIT.ok;
+  const licenseReport = sections.report ? await licensesReportCommand(['--local', ...args], io) : EXIT.ok;
   // The worst of them: 1 when any job held or failed something.
-  const code = Math.max(digest, archive, licenses);
+  const code = Math.max(digest, archive, licenses, licenseReport);
   if (!args.includes('--json')) {
     // The digest command validated the arguments; this only needs --work-dir in either spelling (`--work-dir=D`).
     const { values } = parseArgs({ args, strict: false, options: { 'work-dir': { type: 'string' } } });
     const dir = typeof values['work-dir'] === 'string' ? values['work-dir'] : DEFAULT_WORK_DIR;
     io.stdout.write(
-      `Emails and each digest's full report: ${dir}/outbox/  ·  archive: ${dir}/s3/  ·  run again to see exactly-once delivery and archiving\n`,
+      `Emails, channel messages (outbox/channels/) and each digest's full report: ${dir}/outbox/  ·  archive: ${dir}/s3/  ·  run again to see exactly-once delivery and archiving\n`,
     );
     io.stdout.write(
       `See it in a browser: npx pulse console${dir === DEFAULT_WORK_DIR ? '' : ` --work-dir ${dir}`}  (http://127.0.0.1:${CONSOLE_DEFAULT_PORT}/)\n`,
@@ -69,8 +74,10 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
 }
 
 /** Whether the config of this run (--config, else the bundled example) has a `licenses` section. */
-function hasLicenses(args: string[], io: CliIo): boolean {
+function licenseSections(args: string[], io: CliIo): { alerts: boolean; report: boolean } {
   const { values } = parseArgs({ args, strict: false, options: { config: { type: 'string' } } });
   const config = typeof values.config === 'string' ? values.config : undefined;
-  return loadJob({ local: true, config }, io).config.licenses !== undefined;
+  const { licenses, archive } = loadJob({ local: true, config }, io).config;
+  // The report keeps its snapshots in the archive: without one, `pulse licenses report` refuses to run.
+  return { alerts: licenses !== undefined, report: licenses?.report !== undefined && archive !== undefined };
 }

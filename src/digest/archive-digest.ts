@@ -15,6 +15,9 @@ export const digestArchivePrefix = (prefix: string, digestId: string, isoWeek: s
 /** The browser copy's key, known before rendering so the email can link to it. */
 export const browserCopyKey = (base: string) => keyIn(base, 'index.html');
 
+/** A chart's key (its cid is its name), so a channel message can link to it. */
+export const chartKey = (base: string, cid: string) => keyIn(base, cid);
+
 /** A key in the digest's folder (`base` from digestArchivePrefix), checked like every archive key. */
 const keyIn = (base: string, name: string) => checkedKey(`${base}${name}`);
 
@@ -25,7 +28,7 @@ export async function archiveDigest(store: ArchiveStore, base: string, p: Prepar
   // Settled, not Promise.all: a failed put must not leave the others in flight while the run shuts its peers down
   // (a local S3 then keeps half-written entries); the first failure is thrown once every put has ended.
   const settled = await Promise.allSettled([
-    ...[...p.charts].map(([cid, png]) => putOnce(store, keyIn(base, cid), png, 'image/png')),
+    ...[...p.charts].map(([cid, png]) => putOnce(store, chartKey(base, cid), png, 'image/png')),
     putOnce(store, keyIn(base, 'email.html'), email, 'text/html; charset=utf-8'),
     putOnce(store, keyIn(base, 'raw-responses.json'), JSON.stringify(p.data.calls, null, 2), 'application/json'),
     putOnce(store, keyIn(base, 'figures.json'), JSON.stringify(p.figures, null, 2), 'application/json'),

@@ -4,7 +4,7 @@
  * sent at most once, through unknown-delivery-notice.ts like every sender's).
  */
 import type { DigestConfig, PulseConfig } from '../config/schema.ts';
-import type { DeliveryPorts } from '../core/delivery/deliver-once.ts';
+import { noticeChannelsOf } from '../core/channels/notice-channels.ts';
 import { digestLabel } from '../core/delivery/delivery-label.ts';
 import { digestLedgerKey } from '../core/delivery/ledger-keys.ts';
 import { noticeUnknownDelivery, type UnknownDelivery } from '../core/delivery/unknown-delivery-notice.ts';
@@ -47,7 +47,7 @@ export async function noticeUnknownDigestDelivery(
   digest: DigestConfig,
   isoWeek: string,
   unknown: UnknownDelivery,
-  ports: DeliveryPorts,
+  ports: Parameters<typeof noticeUnknownDelivery>[0],
 ): Promise<string | undefined> {
   const problem = await noticeUnknownDelivery(
     ports,
@@ -56,6 +56,7 @@ export async function noticeUnknownDigestDelivery(
       deliveryKey: digestLedgerKey(digest.id, isoWeek, unknown.address),
       from: config.mail.from,
       command: `pulse digest --digest ${digest.id} --week ${isoWeek}`,
+      channels: noticeChannelsOf(config),
     },
     unknown,
   );

@@ -1,6 +1,7 @@
 /** The owner's "digest held" notice: at most one a day per digest (one ledger key per UTC day, sent at most once). */
 import type { DigestConfig, PulseConfig } from '../config/schema.ts';
 import { localDateTime } from '../core/calendar.ts';
+import { noticeChannelsOf, noticeMessage, postNotice } from '../core/channels/notice-channels.ts';
 import { deliverOnce } from '../core/delivery/deliver-once.ts';
 import { HELD_NOTICE_PREFIX } from '../core/delivery/ledger-keys.ts';
 import { type RenderedNotice, renderFailureNotice } from '../core/render/owner-notices.ts';
@@ -12,7 +13,7 @@ export async function sendFailureNotice(
   config: PulseConfig,
   digest: DigestConfig,
   prepared: PreparedDigest,
-  ports: Pick<JobPorts, 'ledger' | 'mailer' | 'logger' | 'suppressions'>,
+  ports: Pick<JobPorts, 'ledger' | 'mailer' | 'logger' | 'suppressions' | 'channels'>,
   now: Date,
 ): Promise<void> {
   if (prepared.guard.ok) return;
@@ -31,6 +32,27 @@ export async function sendFailureNotice(
   const sent = await deliverOnce(ports, key, ownerNoticeMessage(config, digest, notice, { 'X-Pulse-Notice': 'held' }));
   if (sent.outcome !== 'sent' && sent.outcome !== 'alreadySent') {
     ports.logger.warn('held-digest notice', { digestId: digest.id, outcome: sent.outcome, error: sent.error });
+  }
+  const forceCommand = `pulse digest --digest ${digest.id} --week ${prepared.week.isoWeek} --force`;
+  const message = noticeMessage(
+    'digest.held',
+    {
+      title: notice.subject,
+      summary: `${digest.title} for ${prepared.week.isoWeek} was held: its data failed the checks.`,
+      lines: [...prepared.guard.reasons, `Send it anyway, marked incomplete: ${forceCommand}`],
+      facts: [{ label: 'Held at', value: `${at.date} ${at.time} ${digest.schedule.timeZone}` }],
+    },
+    {
+      digestId: digest.id,
+      title: digest.title,
+      isoWeek: prepared.week.isoWeek,
+      reasons: prepared.guard.reasons,
+      forceCommand,
+    },
+    now,
+  );
+  for (const problem of await postNotice(ports, noticeChannelsOf(config), key, message)) {
+    ports.logger.warn('held-digest notice', { digestId: digest.id, error: problem });
   }
 }
 

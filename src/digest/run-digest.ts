@@ -5,8 +5,12 @@
  * told to the owner once, and sent again only when someone asks (`unknownDeliveries: 'resend'`). The same function
  * runs in Lambda, in `pulse digest` and in tests.
  */
+
+import type { ChannelConfig } from '../config/channels-schema.ts';
 import { archivePrefixOf, type DigestConfig, type PulseConfig } from '../config/schema.ts';
 import { isDue, reportWeek } from '../core/calendar.ts';
+import { channelAddress, channelsNamed, targetLabel } from '../core/channels/channel-targets.ts';
+import { postOnce } from '../core/channels/post-once.ts';
 import { confirmDelivered } from '../core/delivery/confirm-delivered.ts';
 import { deliverOnce } from '../core/delivery/deliver-once.ts';
 import { tallyDelivery } from '../core/delivery/delivery-tally.ts';
@@ -14,7 +18,8 @@ import { digestLedgerKey } from '../core/delivery/ledger-keys.ts';
 import type { UnknownDelivery } from '../core/delivery/unknown-delivery-notice.ts';
 import type { JobResult } from '../core/job-result.ts';
 import type { JobPorts } from '../ports/job-ports.ts';
-import { archiveDigest, browserCopyKey, digestArchivePrefix } from './archive-digest.ts';
+import { archiveDigest, browserCopyKey, chartKey, digestArchivePrefix } from './archive-digest.ts';
+import { digestChannelMessage } from './channel-message.ts';
 import { type DigestCounts, emptyDigestCounts, noticeUnknownDigestDelivery } from './deliver.ts';
 import { sendFailureNotice } from './failure-notice.ts';
 import { type PreparedDigest, prepareDigest, subjectOf } from './prepare.ts';
@@ -85,19 +90,19 @@ async function runOne(
   }
   const recipients: Recipient[] = [];
   const unknown: UnknownDelivery[] = [];
-  for (const r of digest.recipients) {
+  for (const r of targetsOf(config, digest)) {
     if (opts.scheduled && !isDue(now, digest.schedule, r.timeZone)) continue;
     const key = digestLedgerKey(digest.id, week.isoWeek, r.address);
     const record = await ports.ledger.get(key);
     if (record?.state === 'done') result.counts.skippedAlreadySent++;
     else if (record?.state === 'in-progress') result.counts.inProgressElsewhere++;
-    else if (record?.state !== 'unknown') recipients.push({ address: r.address, resend: false });
+    else if (record?.state !== 'unknown') recipients.push({ ...r, resend: false });
     else if (opts.dryRun || !opts.unknownDeliveries) {
-      const label = `${digest.id} ${week.isoWeek} to ${r.address}`;
+      const label = `${digest.id} ${week.isoWeek} to ${targetLabel(r.address, config.channels)}`;
       tallyDelivery(result, { outcome: 'unknown', error: unknownLine(record, digest.id, week.isoWeek) }, label);
-      unknown.push({ address: r.address, claimedAt: record.claimedAt, reason: record.reason });
+      unknown.push({ ...unknownOf(r.address, config), claimedAt: record.claimedAt, reason: record.reason });
     } else if (opts.unknownDeliveries === 'confirm') await confirmDelivered(ports, key, result);
-    else recipients.push({ address: r.address, resend: true });
+    else recipients.push({ ...r, resend: true });
   }
   if (!opts.dryRun) await tellOwner(config, digest, week.isoWeek, unknown, ports, result);
   if (recipients.length === 0 && !opts.dryRun) return;
@@ -120,13 +125,17 @@ async function runOne(
   if (ports.pages) result.outputs.push(await ports.pages.write(page, prepared.report));
   if (ports.archive) result.outputs.push(...(await archiveDigest(ports.archive, base, prepared)));
   const newlyUnknown: UnknownDelivery[] = [];
+  const posted = await channelMessageOf(digest, prepared, ports, base, link, now);
   for (const r of recipients) {
     const key = digestLedgerKey(digest.id, week.isoWeek, r.address);
-    const message = messageFor(config, digest, prepared, r.address);
-    const sent = await deliverOnce(ports, key, message, r.resend ? { resendUnknown: true } : {});
-    tallyDelivery(result, sent, `${digest.id} ${week.isoWeek} to ${r.address}`);
+    const again = r.resend ? { resendUnknown: true } : {};
+    const sent = r.channel
+      ? await postOnce(ports, key, r.channel, posted, again)
+      : await deliverOnce(ports, key, messageFor(config, digest, prepared, r.address), again);
+    tallyDelivery(result, sent, `${digest.id} ${week.isoWeek} to ${targetLabel(r.address, config.channels)}`);
     if (sent.outcome === 'unknown') {
-      newlyUnknown.push({ address: r.address, claimedAt: ports.clock.now().toISOString(), reason: sent.error ?? '' });
+      const at = ports.clock.now().toISOString();
+      newlyUnknown.push({ ...unknownOf(r.address, config), claimedAt: at, reason: sent.error ?? '' });
     }
   }
   await tellOwner(config, digest, week.isoWeek, newlyUnknown, ports, result);
@@ -143,10 +152,53 @@ async function reportLink(ports: JobPorts, base: string, page: string): Promise<
   return stored && /^https?:\/\//.test(stored) ? stored : null;
 }
 
-interface Recipient {
+interface Target {
+  /** An email address, or a channel's `channel:<id>` (channel-targets.ts). */
   address: string;
+  timeZone: string | undefined;
+  channel?: ChannelConfig;
+}
+
+interface Recipient extends Target {
   /** Its earlier delivery is unknown and a person asked to send it again. */
   resend: boolean;
+}
+
+/** An unknown delivery's address, and how the owner's notice names it (a channel by its kind and id). */
+const unknownOf = (address: string, config: PulseConfig) => ({ address, label: targetLabel(address, config.channels) });
+
+/** The digest's email recipients, then its channels: each one delivery a week. */
+function targetsOf(config: PulseConfig, digest: DigestConfig): Target[] {
+  return [
+    ...digest.recipients.map((r) => ({ address: r.address, timeZone: r.timeZone })),
+    ...channelsNamed(config.channels, digest.channels).map((c) => ({
+      address: channelAddress(c.id),
+      timeZone: c.timeZone,
+      channel: c,
+    })),
+  ];
+}
+
+/** The channel message of the digest, with its chart and full report when a person can open them. */
+async function channelMessageOf(
+  digest: DigestConfig,
+  prepared: PreparedDigest,
+  ports: JobPorts,
+  base: string,
+  link: string | null,
+  now: Date,
+) {
+  const opens = (url: string | null | undefined) => (url && /^https?:\/\//.test(url) ? url : null);
+  const headline = prepared.view.products[0];
+  const cid = headline?.emailCharts[0];
+  const chart = headline?.charts.find((c) => c.cid === cid);
+  const chartUrl = chart && ports.archive ? opens(await ports.archive.linkTo(chartKey(base, chart.cid))) : null;
+  return digestChannelMessage(
+    digest,
+    prepared,
+    { report: opens(link), chart: chart && chartUrl ? { url: chartUrl, alt: chart.alt } : null },
+    now,
+  );
 }
 
 function unknownLine(record: { claimedAt: string; reason: string }, digestId: string, isoWeek: string): string {

@@ -5,19 +5,21 @@
  * after a bounce) finds the notice sent.
  */
 import type { PulseConfig } from '../config/schema.ts';
+import { noticeChannelsOf, noticeMessage, postNotice } from '../core/channels/notice-channels.ts';
 import { type Delivery, type DeliveryPorts, deliverOnce } from '../core/delivery/deliver-once.ts';
 import type { DeliveryLabel } from '../core/delivery/delivery-label.ts';
 import { renderMailEventNotice } from '../core/render/owner-notices.ts';
+import type { ChannelPorts } from '../ports/channels.ts';
 import { clearSuppressionCommand } from '../ports/suppressions.ts';
 import { mailEventNoticeKey } from './delivery-of.ts';
 import type { MailEvent } from './ses-event.ts';
 
 export async function noticeMailEvent(
   config: PulseConfig,
-  ports: DeliveryPorts,
+  ports: DeliveryPorts & { channels?: ChannelPorts },
   label: DeliveryLabel,
   event: MailEvent,
-): Promise<Delivery> {
+): Promise<Delivery & { channelProblems: string[] }> {
   const address = event.recipients.join(', ');
   const notice = renderMailEventNotice({
     kind: event.type,
@@ -30,7 +32,8 @@ export async function noticeMailEvent(
     clearCommand: event.suppresses ? event.recipients.map(clearSuppressionCommand).join('; ') : null,
     footer: 'Sent by Pulse',
   });
-  return deliverOnce(ports, mailEventNoticeKey(event.deliveryKey), {
+  const key = mailEventNoticeKey(event.deliveryKey);
+  const sent = await deliverOnce(ports, key, {
     from: config.mail.from,
     to: label.owner,
     subject: notice.subject,
@@ -38,4 +41,28 @@ export async function noticeMailEvent(
     text: notice.text,
     headers: { ...label.headers, 'X-Pulse-Notice': `mail-${event.type}` },
   });
+  const message = noticeMessage(
+    'mail.event',
+    {
+      title: notice.subject,
+      summary: `A ${event.type} of ${label.what} sent to ${address}.`,
+      lines: event.details,
+      facts: [
+        { label: 'To', value: address },
+        { label: 'Reported', value: event.at },
+        ...(event.suppresses ? [{ label: 'Suppressed', value: 'Pulse stops mailing the address' }] : []),
+      ],
+    },
+    {
+      type: event.type,
+      deliveryKey: event.deliveryKey,
+      what: label.what,
+      recipients: event.recipients,
+      at: event.at,
+      details: event.details,
+      suppressed: event.suppresses,
+    },
+    ports.clock?.now() ?? new Date(),
+  );
+  return { ...sent, channelProblems: await postNotice(ports, noticeChannelsOf(config), key, message) };
 }

@@ -11,9 +11,11 @@
  * notice the mail server refused), is handed back (`retry`: SQS delivers it again, then dead-letters it); the
  * others are done. The same function runs in Lambda (functions/mail-events) and after a local run's mailing job.
  */
+
 import type { PulseConfig } from '../config/schema.ts';
 import type { DeliveryPorts } from '../core/delivery/deliver-once.ts';
 import type { JobResult } from '../core/job-result.ts';
+import type { ChannelPorts } from '../ports/channels.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Ledger, MailEventNote, MailEventRecorder } from '../ports/ledger.ts';
 import { deliveryOf } from './delivery-of.ts';
@@ -24,6 +26,8 @@ export interface MailEventPorts extends DeliveryPorts {
   /** The ledger, recording each event on its delivery's record (and claiming the owners' notices). */
   ledger: Ledger & MailEventRecorder;
   clock: Clock;
+  /** Where the owner's notices are also posted (`notices.channels`). */
+  channels?: ChannelPorts;
 }
 
 export type MailEventCounts = {
@@ -159,6 +163,7 @@ async function settle(
     return 'done';
   }
   const notice = await noticeMailEvent(config, ports, of.label, event);
+  for (const problem of notice.channelProblems) fail(result, `${event.type} of ${event.deliveryKey}: ${problem}`);
   if (notice.outcome === 'sent') counts.notices++;
   if (notice.outcome === 'sent' || notice.outcome === 'alreadySent' || notice.outcome === 'inProgressElsewhere')
     return 'done';

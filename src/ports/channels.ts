@@ -16,10 +16,12 @@ export interface ChannelEndpoint {
   signingSecret?: string;
 }
 
-/** A configured channel, as the secrets port needs it. */
+/** A configured channel, as the secrets port needs it (the config's `channels[]` entry). */
 export interface ChannelRef {
   id: string;
   kind: ChannelKind;
+  /** Where its secret is: an environment variable (default `PULSE_CHANNEL_<ID>`) or a Secrets Manager secret. */
+  secret: { source: 'env'; var?: string | undefined } | { source: 'secretsManager'; secretId: string };
 }
 
 export interface ChannelSecrets {

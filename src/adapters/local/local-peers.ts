@@ -2,7 +2,8 @@
  * `startLocalPeers`: everything Pulse talks to in AWS, in-process on 127.0.0.1, with state under one work directory
  * (default `.pulse/`) so a second run sees the first: the Reporting Service emulator, dynalite for the state table
  * (`<workDir>/dynamodb`, LevelDB), s3rver for the archive bucket (`<workDir>/s3`) and the SMTP sink
- * (`<workDir>/outbox`; it can be told to bounce or complain for some addresses: `mailReactions`). Returns the
+ * (`<workDir>/outbox`; it can be told to bounce or complain for some addresses: `mailReactions`) and the channel
+ * sinks (Slack, Teams, webhooks; `<workDir>/outbox/channels`). Returns the
  * endpoints and the same adapters the Lambdas use, pointed at these peers.
  * dynalite has no TTL support (UpdateTimeToLive), so `expiresAt` is written but never acted on locally.
  *
@@ -20,6 +21,8 @@ import { DynamoDbLedger, dynamoDocumentClientFor } from '../aws/dynamodb-ledger.
 import { DynamoDbSuppressionList } from '../aws/dynamodb-suppressions.ts';
 import { S3ArchiveStore, s3ClientFor } from '../aws/s3-archive-store.ts';
 import { type NodemailerMailer, smtpMailer } from '../mail/nodemailer-mailer.ts';
+import type { ChannelFaultProfile } from './channel-faults.ts';
+import { type ChannelSink, startChannelSink } from './channel-sink.ts';
 import { assertDynaliteStateOpens } from './dynalite-state.ts';
 import { LocalStateError, WorkDirBusyError } from './local-state-error.ts';
 import { ensureBucket, ensureTable, startDynalite, startS3rver } from './peer-servers.ts';
@@ -49,6 +52,8 @@ export interface LocalPeersOptions {
   s3PartSize?: number;
   /** Addresses whose messages the SMTP sink bounces (hard) or reports as spam, after accepting them. */
   mailReactions?: Record<string, SinkReaction>;
+  /** The channel sinks' random faults (`$PULSE_LOCAL_CHANNEL_FAULTS`, the chaos runner). */
+  channelFaults?: ChannelFaultProfile;
 }
 
 export interface LocalPeers {
@@ -63,6 +68,8 @@ export interface LocalPeers {
   dynamodb: DynamoDBClient;
   s3: S3Client;
   sink: SmtpSink;
+  /** The Slack, Teams and webhook stand-ins; every channel's URL points here in a local run. */
+  channels: ChannelSink;
   ledger: DynamoDbLedger;
   suppressions: DynamoDbSuppressionList;
   archive: S3ArchiveStore;
@@ -121,6 +128,12 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
     closers.push(() => sink.close());
     const mailer = smtpMailer({ host: sink.host, port: sink.port, secure: false, pool: true });
     closers.push(() => mailer.close());
+    const channels = await startChannelSink({
+      outboxDir,
+      ...(opts.channelFaults ? { faults: opts.channelFaults } : {}),
+      ...(opts.logger ? { logger: opts.logger } : {}),
+    });
+    closers.push(() => channels.close());
 
     return {
       workDir,
@@ -134,6 +147,7 @@ export async function startLocalPeers(opts: LocalPeersOptions = {}): Promise<Loc
       dynamodb: doc,
       s3,
       sink,
+      channels,
       ledger: new DynamoDbLedger({ client: doc, tableName }),
       suppressions: new DynamoDbSuppressionList({ client: doc, tableName }),
       // s3rver serves objects without signatures, so its bucket URL makes working "view in browser" links.

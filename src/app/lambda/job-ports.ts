@@ -5,6 +5,7 @@
  */
 import type { PulseConfig } from '../../config/schema.ts';
 import type { JobPorts } from '../../ports/job-ports.ts';
+import { channelPortsFor } from '../channels.ts';
 import { mailerFor } from '../mailer.ts';
 import { type BasePorts, basePorts, type Env, perContainer } from './base.ts';
 import { archiveStoreFor } from './s3-archive.ts';
@@ -20,6 +21,7 @@ export function lambdaJobPorts(config: PulseConfig, env: Env): LambdaJobPorts {
       mailer: mailerFor(config.mail.transport, base.secrets),
       archive: config.archive ? archiveStoreFor(config.archive) : undefined,
       suppressions: suppressionsFor(config, env),
+      channels: channelPortsFor(base.secrets, env),
     };
   });
   return { ...kept, client: kept.newClient(), ledger: ledgerFor(config, env) };

@@ -4,6 +4,9 @@
  * most once, under `notice-unknown#<the delivery's ledger key>`, so a rerun that finds the same unknown delivery
  * sends no second notice.
  */
+import type { ChannelConfig } from '../../config/channels-schema.ts';
+import type { ChannelPorts } from '../../ports/channels.ts';
+import { noticeMessage, postNotice } from '../channels/notice-channels.ts';
 import { renderUnknownDeliveryNotice } from '../render/owner-notices.ts';
 import { type DeliveryPorts, deliverOnce } from './deliver-once.ts';
 import type { DeliveryLabel } from './delivery-label.ts';
@@ -12,7 +15,10 @@ import type { DeliveryLabel } from './delivery-label.ts';
 export const unknownNoticeKey = (deliveryKey: string) => `notice-unknown#${deliveryKey}`;
 
 export interface UnknownDelivery {
+  /** The recipient's address in the ledger key (a channel's `channel:<id>`). */
   address: string;
+  /** How the notice names it when not by the address: "Slack channel ops". */
+  label?: string;
   claimedAt: string;
   reason: string;
 }
@@ -24,11 +30,13 @@ export interface UnknownNoticeSubject extends DeliveryLabel {
   from: string;
   /** The command that selects this delivery; `--resend-unknown` / `--confirm-unknown` are appended. */
   command: string;
+  /** The notice channels (`notices.channels`): each gets the notice too, at most once. */
+  channels?: readonly ChannelConfig[];
 }
 
 /** Tells the owner of one delivery whose outcome is unknown, once; returns an error line if that failed. */
 export async function noticeUnknownDelivery(
-  ports: DeliveryPorts,
+  ports: DeliveryPorts & { channels?: ChannelPorts },
   subject: UnknownNoticeSubject,
   unknown: UnknownDelivery,
 ): Promise<string | undefined> {
@@ -36,14 +44,15 @@ export async function noticeUnknownDelivery(
     what: subject.what,
     subjectLabel: subject.subjectLabel,
     heading: subject.heading,
-    address: unknown.address,
+    address: unknown.label ?? unknown.address,
     claimedAt: unknown.claimedAt,
     reason: unknown.reason,
     resendCommand: `${subject.command} --resend-unknown`,
     confirmCommand: `${subject.command} --confirm-unknown`,
     footer: 'Sent by Pulse',
   });
-  const sent = await deliverOnce(ports, unknownNoticeKey(subject.deliveryKey), {
+  const key = unknownNoticeKey(subject.deliveryKey);
+  const sent = await deliverOnce(ports, key, {
     from: subject.from,
     to: subject.owner,
     subject: notice.subject,
@@ -51,6 +60,43 @@ export async function noticeUnknownDelivery(
     text: notice.text,
     headers: { ...subject.headers, 'X-Pulse-Notice': 'delivery-unknown' },
   });
-  if (sent.outcome === 'sent' || sent.outcome === 'alreadySent' || sent.outcome === 'inProgressElsewhere') return;
-  return `notice to ${subject.owner} of the unknown delivery of ${subject.subjectLabel} to ${unknown.address}: ${sent.outcome}: ${sent.error ?? ''}`;
+  const to = unknown.label ?? unknown.address;
+  const problems = await postNotice(ports, subject.channels ?? [], key, unknownMessage(subject, unknown, to, ports));
+  if (!(sent.outcome === 'sent' || sent.outcome === 'alreadySent' || sent.outcome === 'inProgressElsewhere')) {
+    problems.unshift(`notice to ${subject.owner}: ${sent.outcome}: ${sent.error ?? ''}`);
+  }
+  if (problems.length === 0) return;
+  return `the unknown delivery of ${subject.subjectLabel} to ${to}: ${problems.join('; ')}`;
+}
+
+function unknownMessage(
+  subject: UnknownNoticeSubject,
+  unknown: UnknownDelivery,
+  to: string,
+  ports: { clock?: { now(): Date } },
+) {
+  const resend = `${subject.command} --resend-unknown`;
+  const confirm = `${subject.command} --confirm-unknown`;
+  return noticeMessage(
+    'delivery.unknown',
+    {
+      title: `Delivery unknown: ${subject.subjectLabel}`,
+      summary: `Pulse does not know whether ${subject.what} reached ${to}, and will not send it again on its own.`,
+      lines: [unknown.reason, `Not delivered? Run: ${resend}`, `Delivered? Run: ${confirm}`],
+      facts: [
+        { label: 'To', value: to },
+        { label: 'Sent at', value: unknown.claimedAt },
+      ],
+    },
+    {
+      deliveryKey: subject.deliveryKey,
+      what: subject.what,
+      to,
+      claimedAt: unknown.claimedAt,
+      reason: unknown.reason,
+      resendCommand: resend,
+      confirmCommand: confirm,
+    },
+    ports.clock?.now() ?? new Date(),
+  );
 }

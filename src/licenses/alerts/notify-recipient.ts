@@ -9,29 +9,39 @@
  * claiming, and neither sends nor writes. A first run's summary (first-run.ts) takes the same path: only its words
  * differ (summary-view.ts).
  */
+
 import { forEachWithConcurrency, mapWithConcurrency, type ReportingClient } from '../../client/index.ts';
+import type { ChannelConfig } from '../../config/channels-schema.ts';
 import type { LicensesConfig, PulseConfig } from '../../config/schema.ts';
 import { localDateTime } from '../../core/calendar.ts';
+import { channelIdOf, channelLabel, targetLabel } from '../../core/channels/channel-targets.ts';
+import { channelSend } from '../../core/channels/deliver-to-channel.ts';
+import { noticeChannelsOf } from '../../core/channels/notice-channels.ts';
 import {
   confirmUnknown,
   type DeliveryPorts,
   LEDGER_CALLS_IN_FLIGHT,
+  type Send,
   sendClaimed,
+  settleSend,
   suppressionOf,
 } from '../../core/delivery/deliver-once.ts';
 import { licenseAlertsLabel } from '../../core/delivery/delivery-label.ts';
 import { tallyDelivery } from '../../core/delivery/delivery-tally.ts';
 import { noticeUnknownDelivery } from '../../core/delivery/unknown-delivery-notice.ts';
 import type { ScratchDir } from '../../core/spill-file.ts';
+import type { ChannelPorts } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { MailMessage } from '../../ports/mailer.ts';
+import { NotSentError } from '../../ports/not-sent.ts';
 import { type Alert, keyIdOf, type ShownAlert } from './alert.ts';
 import type { LicenseAlertView } from './alert-email.ts';
 import { renderLicenseAlertEmail } from './alert-email.ts';
 import { AlertEmailDraft } from './alert-email-draft.ts';
 import { type RecipientSpool, spooledAlerts } from './alert-spool.ts';
 import { type AlertSummary, alertView, type ViewContext } from './alert-view.ts';
+import { CHANNEL_KEYS, licenseAlertsChannelMessage } from './channel-message.ts';
 import { addTo, EMAIL_COUNTERS, type LicenseAlertResult, recipientCount } from './counts.ts';
 import { labelsOf } from './labels.ts';
 import type { LicenseRecipient } from './routing.ts';
@@ -53,7 +63,12 @@ async function inBatches<T>(alerts: Alert[], call: (a: Alert) => Promise<T>): Pr
 export interface RunContext {
   config: PulseConfig;
   licenses: LicensesConfig;
-  ports: DeliveryPorts & { client: Pick<ReportingClient, 'dateRangeReport'>; ledger: Ledger; clock: Clock };
+  ports: DeliveryPorts & {
+    client: Pick<ReportingClient, 'dateRangeReport'>;
+    ledger: Ledger;
+    clock: Clock;
+    channels?: ChannelPorts;
+  };
   now: Date;
   windows: UsageWindows;
   /** Where the drafts keep their CSV lines and ledger keys. */
@@ -135,9 +150,14 @@ export async function notifyRecipient(
     count(result, summary, address, email);
     return true;
   }
-  const message = messageFor(ctx, recipient, draft, productName, email);
-  const delivery = await sendClaimed(ctx.ports, draft.ledgerKeys(), message);
-  tallyDelivery(result, delivery, `license alerts to ${address} (${summary.alerts} alerts)`, EMAIL_COUNTERS);
+  const channel = channelOf(ctx, address);
+  const delivery = channel
+    ? await settleSend(ctx.ports, draft.ledgerKeys(), postFor(ctx, channel, recipient, draft, productName, email), {
+        receiver: channelLabel(channel),
+      })
+    : await sendClaimed(ctx.ports, draft.ledgerKeys(), messageFor(ctx, recipient, draft, productName, email));
+  const to = targetLabel(address, ctx.config.channels);
+  tallyDelivery(result, delivery, `license alerts to ${to} (${summary.alerts} alerts)`, EMAIL_COUNTERS);
   if (delivery.outcome === 'sent' || delivery.outcome === 'sentUnconfirmed') {
     count(result, summary, address, email);
     result.outputs.push(`told ${label}: ${describe(summary)}`);
@@ -192,8 +212,9 @@ async function tellOwner(ctx: RunContext, recipient: LicenseRecipient, emails: M
         deliveryKey: `license-alerts#${address.toLowerCase()}#${date}`,
         from: ctx.config.mail.from,
         command: 'pulse licenses alerts',
+        channels: noticeChannelsOf(ctx.config),
       },
-      { address, claimedAt: email.claimedAt, reason: email.reason },
+      { address, label: targetLabel(address, ctx.config.channels), claimedAt: email.claimedAt, reason: email.reason },
     );
     if (problem) {
       ctx.result.ok = false;
@@ -310,6 +331,59 @@ export function renderFitting(
   return { rendered, limit };
 }
 
+/** The configured channel a routed "address" names (`channel:<id>`); undefined for an email address. */
+function channelOf(ctx: RunContext, address: string): ChannelConfig | undefined {
+  const id = channelIdOf(address);
+  return id === undefined ? undefined : ctx.config.channels.find((c) => c.id === id);
+}
+
+/** The send of a channel's alerts message: the same view as the email, as channel-message.ts shapes it. */
+function postFor(
+  ctx: RunContext,
+  channel: ChannelConfig,
+  recipient: LicenseRecipient,
+  draft: AlertEmailDraft,
+  productName: (id: string) => string,
+  email: EmailKind,
+): Send {
+  const ports = ctx.ports.channels;
+  if (!ports) {
+    return () => Promise.reject(new NotSentError(`${channelLabel(channel)}: no channels in this runtime`));
+  }
+  const { view, headline, today } = alertsView(ctx, recipient, draft, productName, email);
+  const message = licenseAlertsChannelMessage(view, draft.top(), draft.summary, {
+    headline,
+    date: today,
+    kind: email.kind,
+    now: ctx.now,
+  });
+  // One key names the post (its webhook id): the first claim, which only this message holds.
+  return channelSend({ ...ctx.ports, channels: ports }, channel, message, { key: draft.firstClaim! });
+}
+
+/** The view of a recipient's alerts (or first-run summary) for a channel, and its one-line headline. */
+function alertsView(
+  ctx: RunContext,
+  recipient: LicenseRecipient,
+  draft: AlertEmailDraft,
+  productName: (id: string) => string,
+  email: EmailKind,
+) {
+  const today = localDateTime(ctx.now, recipient.timeZone).date;
+  const viewCtx = { today, productName, windowDays: ctx.licenses.usage.windowDays, footer: 'Sent by Pulse' };
+  const { summary } = draft;
+  const base = alertView(draft.top(), CHANNEL_KEYS, viewCtx, summary);
+  const view = email.kind === 'summary' ? summaryView(base, summary, email.productNames, ctx.licenses.stages) : base;
+  return { view, today, headline: headlineOf(summary.keys, today, email) };
+}
+
+function headlineOf(keys: number, today: string, email: EmailKind): string {
+  const keysText = `${keys} key${keys === 1 ? '' : 's'}`;
+  return email.kind === 'summary'
+    ? `License alerts start: ${keysText} already in an alert stage (${today})`
+    : `License alerts: ${keysText} need${keys === 1 ? 's' : ''} action (${today})`;
+}
+
 function messageFor(
   ctx: RunContext,
   recipient: LicenseRecipient,
@@ -325,15 +399,10 @@ function messageFor(
       ? (view: LicenseAlertView) => summaryView(view, summary, email.productNames, ctx.licenses.stages)
       : undefined;
   const { rendered, limit } = renderFitting(draft.top(), ctx.licenses.maxKeysInEmail, viewCtx, summary, frame);
-  const { keys } = summary;
-  const keysText = `${keys} key${keys === 1 ? '' : 's'}`;
   return {
     from: ctx.config.mail.from,
     to: recipient.address,
-    subject:
-      email.kind === 'summary'
-        ? `License alerts start: ${keysText} already in an alert stage (${today})`
-        : `License alerts: ${keysText} need${keys === 1 ? 's' : ''} action (${today})`,
+    subject: headlineOf(summary.keys, today, email),
     html: rendered.html,
     text: rendered.text,
     ...(limit < summary.alerts

@@ -2,7 +2,8 @@
  * Who hears about a key: the first routing rule whose product, license type and key pattern all match gives its
  * recipients; a key no rule matches goes to the owner. Patterns are compiled once per run.
  */
-import type { LicensesConfig } from '../../config/schema.ts';
+import type { ChannelConfig, LicensesConfig } from '../../config/schema.ts';
+import { channelAddress, channelsNamed } from '../../core/channels/channel-targets.ts';
 import type { RegistryKey } from '../shared/registry-key.ts';
 
 export type LicenseRecipient = LicensesConfig['owner'];
@@ -41,4 +42,25 @@ export function recipientsOf(config: Pick<LicensesConfig, 'routing' | 'owner'>, 
     seen.add(address);
     return true;
   });
+}
+
+/**
+ * The license config with each rule's channels among its recipients, as `channel:<id>` addresses
+ * (channel-targets.ts): evaluation, claims and ledger keys then treat a channel like any recipient, and only the
+ * send differs (notify-recipient.ts). A channel counts days in its time zone, UTC when it names none.
+ */
+export function withChannelRecipients(licenses: LicensesConfig, channels: readonly ChannelConfig[]): LicensesConfig {
+  return {
+    ...licenses,
+    routing: licenses.routing.map((r) => ({
+      ...r,
+      recipients: [
+        ...r.recipients,
+        ...channelsNamed(channels, r.channels).map((c) => ({
+          address: channelAddress(c.id),
+          timeZone: c.timeZone ?? 'UTC',
+        })),
+      ],
+    })),
+  };
 }

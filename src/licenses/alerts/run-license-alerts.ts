@@ -9,10 +9,12 @@
  * them (first-run.ts) are spooled apart and sent as one summary email, settled like alerts; the end of each first
  * run is recorded once the recipients were told.
  */
+
 import type { ReportingClient } from '../../client/index.ts';
 import type { PulseConfig } from '../../config/schema.ts';
 import { localDateTime } from '../../core/calendar.ts';
 import { ScratchDir } from '../../core/spill-file.ts';
+import type { ChannelPorts } from '../../ports/channels.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Ledger } from '../../ports/ledger.ts';
 import type { Logger } from '../../ports/logger.ts';
@@ -24,7 +26,7 @@ import { addTo, emptyLicenseAlertCounts, type LicenseAlertResult, ordered } from
 import { evaluator } from './evaluate.ts';
 import { FirstRuns } from './first-run.ts';
 import { type EmailKind, notifyRecipient } from './notify-recipient.ts';
-import { type LicenseRecipient, recipientsOf } from './routing.ts';
+import { type LicenseRecipient, recipientsOf, withChannelRecipients } from './routing.ts';
 import { usageWindows } from './usage.ts';
 
 export interface LicenseAlertPorts {
@@ -35,6 +37,8 @@ export interface LicenseAlertPorts {
   suppressions: SuppressionList;
   clock: Clock;
   logger: Logger;
+  /** Routes and notices that name channels post through these. */
+  channels?: ChannelPorts;
 }
 
 export interface LicenseAlertOptions {
@@ -69,11 +73,11 @@ export async function runLicenseAlerts(
     errors: [],
     recipients: [],
   };
-  const licenses = config.licenses;
-  if (!licenses) {
+  if (!config.licenses) {
     ports.logger.info('no licenses section in the config: nothing to do');
     return result;
   }
+  const licenses = withChannelRecipients(config.licenses, config.channels);
   const scratch = await ScratchDir.create('pulse-license-alerts', opts.scratchDir);
   try {
     await alertAll(config, licenses, ports, opts, scratch, result);

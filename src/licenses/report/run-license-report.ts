@@ -8,8 +8,12 @@
  * outcome is unknown is reported (exit 1), told once to the owner (`licenses.owner`, unknown-delivery-notice.ts)
  * and only resent or confirmed when a person asks (`unknownDeliveries`).
  */
+
 import { archivePrefixOf, type LicensesConfig, type PulseConfig } from '../../config/schema.ts';
 import { type IsoWeek, isDue, lastCompleteIsoWeek, localDateTime, reportWeek } from '../../core/calendar.ts';
+import { channelAddress, channelsNamed, targetLabel } from '../../core/channels/channel-targets.ts';
+import { noticeChannelsOf } from '../../core/channels/notice-channels.ts';
+import { postOnce } from '../../core/channels/post-once.ts';
 import { confirmDelivered } from '../../core/delivery/confirm-delivered.ts';
 import { deliverOnce } from '../../core/delivery/deliver-once.ts';
 import { licenseReportLabel } from '../../core/delivery/delivery-label.ts';
@@ -21,6 +25,7 @@ import type { ArchiveStore } from '../../ports/archive-store.ts';
 import type { JobPorts } from '../../ports/job-ports.ts';
 import type { MailMessage } from '../../ports/mailer.ts';
 import { archiveLicenseReport, reportArchivePrefix, reportBrowserCopyKey } from './archive-report.ts';
+import { licenseReportChannelMessage } from './channel-message.ts';
 import { productSnapshot } from './product-snapshot.ts';
 import { renderLicenseReportEmail } from './report-email.ts';
 import type { RegistryFigures } from './report-figures.ts';
@@ -128,7 +133,12 @@ async function runReport(
   }
   const recipients: { address: string; resend: boolean }[] = [];
   const unknown: UnknownDelivery[] = [];
-  for (const r of report.recipients ?? [licenses.owner]) {
+  const channels = channelsNamed(config.channels, report.channels);
+  const targets = [
+    ...(report.recipients ?? [licenses.owner]),
+    ...channels.map((c) => ({ address: channelAddress(c.id) })),
+  ];
+  for (const r of targets) {
     const key = licenseReportLedgerKey(week.isoWeek, r.address);
     const record = await ports.ledger.get(key);
     if (record?.state === 'done') result.counts.skippedAlreadySent++;
@@ -139,8 +149,9 @@ async function runReport(
         `a send started ${record.claimedAt} may or may not have gone out (${record.reason}); not sent again. Check ` +
         `the mail server's log, then run \`pulse licenses report --week ${week.isoWeek} --resend-unknown\` (not ` +
         'delivered) or `--confirm-unknown` (delivered)';
-      tallyDelivery(result, { outcome: 'unknown', error }, `license report ${week.isoWeek} to ${r.address}`);
-      unknown.push({ address: r.address, claimedAt: record.claimedAt, reason: record.reason });
+      const label = targetLabel(r.address, config.channels);
+      tallyDelivery(result, { outcome: 'unknown', error }, `license report ${week.isoWeek} to ${label}`);
+      unknown.push({ address: r.address, label, claimedAt: record.claimedAt, reason: record.reason });
     } else if (opts.unknownDeliveries === 'confirm') await confirmDelivered(ports, key, result);
     else recipients.push({ address: r.address, resend: true });
   }
@@ -198,7 +209,23 @@ async function runReport(
     ...(await archiveLicenseReport(ports.archive, base, { ...email, products: products.map((p) => p.stored) })),
   );
   const newlyUnknown: UnknownDelivery[] = [];
+  const posted = licenseReportChannelMessage(licenseReportView(report.title, week, products, link), products, {
+    isoWeek: week.isoWeek,
+    subject,
+    now,
+  });
   for (const { address: to, resend } of recipients) {
+    const key = licenseReportLedgerKey(week.isoWeek, to);
+    const label = targetLabel(to, config.channels);
+    const channel = channels.find((c) => channelAddress(c.id) === to);
+    if (channel) {
+      const sent = await postOnce(ports, key, channel, posted, resend ? { resendUnknown: true } : {});
+      tallyDelivery(result, sent, `license report ${week.isoWeek} to ${label}`);
+      const at = ports.clock.now().toISOString();
+      if (sent.outcome === 'unknown')
+        newlyUnknown.push({ address: to, label, claimedAt: at, reason: sent.error ?? '' });
+      continue;
+    }
     const message: MailMessage = {
       from: config.mail.from,
       to,
@@ -207,12 +234,7 @@ async function runReport(
       text: email.text,
       headers: { 'X-Pulse-License-Report': week.isoWeek },
     };
-    const sent = await deliverOnce(
-      ports,
-      licenseReportLedgerKey(week.isoWeek, to),
-      message,
-      resend ? { resendUnknown: true } : {},
-    );
+    const sent = await deliverOnce(ports, key, message, resend ? { resendUnknown: true } : {});
     tallyDelivery(result, sent, `license report ${week.isoWeek} to ${to}`);
     if (sent.outcome === 'unknown') {
       newlyUnknown.push({ address: to, claimedAt: ports.clock.now().toISOString(), reason: sent.error ?? '' });
@@ -240,6 +262,7 @@ async function tellOwner(
         deliveryKey: licenseReportLedgerKey(isoWeek, u.address),
         from: config.mail.from,
         command: `pulse licenses report --week ${isoWeek}`,
+        channels: noticeChannelsOf(config),
       },
       u,
     );

@@ -1,0 +1,150 @@
+/**
+ * A channel message as the body a Teams Workflows webhook ("Post card in a chat or channel") takes: a message
+ * envelope with one Adaptive Card (version TEAMS_LIMITS.cardVersion, full width) holding the title, the summary,
+ * what changed, the headline facts, the chart, a Container per section and an Open URL action for the full report.
+ * Service text is escaped for the card's markdown (teams-text.ts).
+ *
+ * The whole envelope must stay within TEAMS_LIMITS.payloadBytes of UTF-8 JSON or the flow refuses it. When it does
+ * not fit, the card is shrunk level by level (LEVELS: every string cut to so many characters, every list to so many
+ * items, each cut saying so) until its head (everything but the sections) takes at most half the budget and at least
+ * one section fits after it; sections that still do not fit are left out from the end, and a line says how many.
+ * So a message of many ordinary sections loses sections, never text, while one of a few huge strings loses text.
+ */
+import type { ChannelFact, ChannelMessage, ChannelSection } from './channel-message.ts';
+import { cleanText, fitText, nonBlank, notShown, oneLine, webUrl } from './channel-text.ts';
+import { TEAMS_LIMITS } from './limits.ts';
+import { escapeCardMarkdown } from './teams-text.ts';
+
+type Element = Record<string, unknown>;
+
+export interface TeamsCard {
+  $schema: 'http://adaptivecards.io/schemas/adaptive-card.json';
+  type: 'AdaptiveCard';
+  version: string;
+  body: Element[];
+  actions: Element[];
+  msteams: { width: 'Full' };
+}
+
+export interface TeamsPayload {
+  type: 'message';
+  attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive'; contentUrl: null; content: TeamsCard }];
+}
+
+interface Level {
+  /** Characters of each string (escaped), ellipsis included. */
+  chars: number;
+  /** Lines, and facts of each fact set, shown; beyond, the last one says how many were left out. */
+  items: number;
+}
+
+const LEVELS: Level[] = [
+  { chars: Number.POSITIVE_INFINITY, items: Number.POSITIVE_INFINITY },
+  { chars: 2000, items: 50 },
+  { chars: 500, items: 20 },
+  { chars: 150, items: 10 },
+  { chars: 40, items: 5 },
+];
+
+/** Teams documents no limit; the longest URL every browser opens, and short enough for the last level to fit. */
+const URL_MAX = 2048;
+
+const markdown = (text: string, level: Level) => nonBlank(fitText(cleanText(text), level.chars, escapeCardMarkdown));
+const plain = (text: string, level: Level) => nonBlank(fitText(cleanText(text), level.chars));
+
+const textBlock = (text: string, level: Level, style: Element = {}): Element => ({
+  type: 'TextBlock',
+  text: markdown(text, level),
+  wrap: true,
+  ...style,
+});
+
+function factSet(facts: ChannelFact[], level: Level): Element[] {
+  if (facts.length === 0) return [];
+  const shown = facts.length > level.items ? facts.slice(0, level.items - 1) : facts;
+  const rows = shown.map((f) => ({ title: markdown(f.label, level), value: markdown(f.value, level) }));
+  if (shown.length < facts.length) rows.push({ title: '…', value: notShown(facts.length - shown.length, 'figure') });
+  return [{ type: 'FactSet', facts: rows }];
+}
+
+function lineBlocks(lines: string[], level: Level): Element[] {
+  const shown = lines.length > level.items ? lines.slice(0, level.items - 1) : lines;
+  const blocks = shown.map((line) => textBlock(`• ${line}`, level));
+  if (shown.length < lines.length) blocks.push(textBlock(notShown(lines.length - shown.length, 'line'), level));
+  return blocks;
+}
+
+function head(message: ChannelMessage, level: Level): Element[] {
+  const image = message.image && webUrl(message.image.url, URL_MAX);
+  return [
+    textBlock(oneLine(message.title), level, { weight: 'Bolder', size: 'Medium', style: 'heading' }),
+    ...(message.summary.trim() !== '' ? [textBlock(message.summary, level)] : []),
+    ...lineBlocks(message.lines, level),
+    ...factSet(message.facts, level),
+    ...(message.image && image ? [{ type: 'Image', url: image, altText: plain(message.image.alt, level) }] : []),
+  ];
+}
+
+const container = (section: ChannelSection, level: Level): Element => ({
+  type: 'Container',
+  separator: true,
+  items: [
+    textBlock(oneLine(section.title), level, { weight: 'Bolder' }),
+    ...(section.text && section.text.trim() !== '' ? [textBlock(section.text, level, { isSubtle: true })] : []),
+    ...factSet(section.facts, level),
+  ],
+});
+
+/** The card at `level` with its first `kept` sections: each element is built once per level, then only assembled. */
+function cardAt(message: ChannelMessage, level: Level): (kept: number) => TeamsPayload {
+  const top = head(message, level);
+  const containers = message.sections.map((s) => container(s, level));
+  const link = message.link && webUrl(message.link.url, URL_MAX);
+  const actions = message.link && link ? [{ type: 'Action.OpenUrl', title: plain(message.link.label, level), url: link }] : [];
+  const more = message.moreSections ? [textBlock(message.moreSections, level, { isSubtle: true })] : [];
+  return (kept) => {
+    const dropped = containers.length - kept;
+    const card: TeamsCard = {
+      $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+      type: 'AdaptiveCard',
+      version: TEAMS_LIMITS.cardVersion,
+      body: [
+        ...top,
+        ...containers.slice(0, kept),
+        ...more,
+        ...(dropped > 0 ? [textBlock(notShown(dropped, 'section'), level, { isSubtle: true })] : []),
+      ],
+      actions,
+      msteams: { width: 'Full' },
+    };
+    return {
+      type: 'message',
+      attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card }],
+    };
+  };
+}
+
+const fits = (payload: TeamsPayload, bytes: number) => Buffer.byteLength(JSON.stringify(payload)) <= bytes;
+
+/** The most sections (from the start) that fit, or -1 when not even the head does. */
+function sectionsThatFit(card: (kept: number) => TeamsPayload, sections: number): number {
+  let lo = -1;
+  let hi = sections;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(card(mid), TEAMS_LIMITS.payloadBytes)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+export function renderTeams(message: ChannelMessage): TeamsPayload {
+  const all = message.sections.length;
+  for (const level of LEVELS) {
+    const card = cardAt(message, level);
+    const kept = sectionsThatFit(card, all);
+    if (kept === all || (kept >= 1 && fits(card(0), TEAMS_LIMITS.payloadBytes / 2))) return card(kept);
+  }
+  // The last level bounds every string and list, so its head and one section always fit.
+  throw new Error('a Teams card did not fit at the smallest level');
+}
