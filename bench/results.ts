@@ -99,6 +99,40 @@ export interface DigestResult {
   targetRatio: number;
 }
 
+/** bench/channels.ts: one channel request rendered from the model, per message and kind. */
+export interface ChannelsResult {
+  runs: number;
+  warmUp: number;
+  hugeRuns: number;
+  targetMs: number;
+  cases: { message: string; kind: string; p50Ms: number; p95Ms: number; bytes: number }[];
+  /** 10 KB of text in every field: no job builds it, reported beside the target. */
+  huge: { message: string; kind: string; p50Ms: number; p95Ms: number; bytes: number }[];
+}
+
+export function channelRows(r: ChannelsResult): Row[] {
+  const slowest = r.cases.reduce((a, b) => (b.p50Ms > a.p50Ms ? b : a));
+  const byMessage = (cases: ChannelsResult['cases']) =>
+    [...new Set(cases.map((c) => c.message))]
+      .map(
+        (m) =>
+          `${m}: ${cases
+            .filter((c) => c.message === m)
+            .map((c) => `${c.kind} ${c.p50Ms}`)
+            .join(', ')} ms`,
+      )
+      .join('; ');
+  return [
+    {
+      metric: 'channel request from the model (Slack, Teams, signed webhook), slowest',
+      value: slowest.p50Ms,
+      unit: 'ms',
+      target: r.targetMs,
+      detail: `p50 of ${r.runs} after ${r.warmUp} warm-ups, slowest ${slowest.kind} for ${slowest.message} (p95 ${slowest.p95Ms} ms); ${byMessage(r.cases)}; 10 KB in every field (p50 of ${r.hugeRuns}, beside the target): ${byMessage(r.huge).replace(/^[^:]*: /, '')}`,
+    },
+  ];
+}
+
 export const isMet = (r: Row) => r.failure === undefined && (r.atLeast ? r.value >= r.target : r.value <= r.target);
 
 function formatValue(value: number, unit: string): string {

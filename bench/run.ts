@@ -2,7 +2,7 @@
  * `npm run bench`: the emulator's, the client's, the weekly digest's, the export archive's and the license jobs'
  * performance targets, measured in one run. Every measurement runs in its own child process (bench/child.ts,
  * client.ts, render.ts, charts.ts, bundle.ts, digest-function.ts, digest-email.ts, digest.ts, digest-run.ts, archive-copy.ts,
- * client-export.ts, license-sync.ts, license-registry.ts) so timings and resident memory are clean.
+ * client-export.ts, license-sync.ts, license-registry.ts, channels.ts) so timings and resident memory are clean.
  * Prints a table and writes bench/RESULTS.md with medians and their ratio to each target (ratio ≤ 1 = target met).
  */
 
@@ -23,7 +23,9 @@ import { licenseRegistryNotes } from './license-results.ts';
 import { type LicenseSyncResult, licenseSyncNotes, licenseSyncRows } from './license-sync-results.ts';
 import {
   type BundleResult,
+  type ChannelsResult,
   type ChartsResult,
+  channelRows,
   chartRows,
   type DigestResult,
   digestNotes,
@@ -122,6 +124,8 @@ log('license sync: a 100,000-row CSV against the emulator, inserts and reruns (a
 const licenseSync = runScript<LicenseSyncResult>(script('license-sync'));
 log('license registry: 100k and 1M keys read through streamRegistry (about a minute)…');
 const licenseRegistry = runScript<LicenseRegistryResult>(script('license-registry'));
+log('channels: Slack, Teams and webhook requests from the channel message model…');
+const channels = runScript<ChannelsResult>(script('channels'));
 
 const rows: Row[] = [
   {
@@ -204,6 +208,7 @@ const rows: Row[] = [
   ...digestRunRows(digestRun),
   ...archiveRows(archiveCopy, clientExport),
   ...licenseSyncRows(licenseSync),
+  ...channelRows(channels),
 ];
 
 const table = resultsTable(rows);

@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { ConfigError, loadConfig } from '../src/config/load.ts';
 import type { PulseConfig } from '../src/config/schema.ts';
+import { channelSecretIds, UngrantableSecretIdError } from './stacks/channel-grants.ts';
 import { archiveObjectPatterns, UnnarrowableKeyTemplateError } from './stacks/grants.ts';
 
 export const NO_CONFIG_MESSAGE =
@@ -23,16 +24,18 @@ export function loadDeployConfig(path: string): PulseConfig {
   const config = loadConfig(path);
   const problem = undeployableBaseUrl(config.service.baseUrl);
   if (problem) throw new ConfigError(`${path}: service.baseUrl: ${problem}`);
-  if (config.archive) {
-    try {
+  try {
+    // What the functions' rights are made of: refused here, naming the file, rather than as a synth stack trace.
+    if (config.archive)
       archiveObjectPatterns(
         config.archive,
         config.products.map((p) => p.id),
       );
-    } catch (e) {
-      if (e instanceof UnnarrowableKeyTemplateError) throw new ConfigError(`${path}: ${e.message}`);
-      throw e;
-    }
+    channelSecretIds(config.channels);
+  } catch (e) {
+    if (e instanceof UnnarrowableKeyTemplateError || e instanceof UngrantableSecretIdError)
+      throw new ConfigError(`${path}: ${e.message}`);
+    throw e;
   }
   return config;
 }

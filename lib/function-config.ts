@@ -17,14 +17,16 @@ export const FUNCTION_CONFIG_SECTIONS = {
   'archive-copy': ['service', 'products', 'mail', 'archive'],
   // Reads only the archive (its prefix); service, products and mail only because the schema requires them.
   'archive-verify': ['service', 'products', 'mail', 'archive'],
-  digest: ['service', 'products', 'mail', 'archive', 'digests'],
-  'license-alerts': ['service', 'products', 'mail', 'licenses'],
-  'license-report': ['service', 'products', 'mail', 'archive', 'licenses'],
+  // The posting functions carry `channels` (ids, kinds, where each secret is; never a URL) and `notices` (the owner
+  // notices' channels): the schema checks every channel a section names is configured.
+  digest: ['service', 'products', 'mail', 'archive', 'digests', 'channels', 'notices'],
+  'license-alerts': ['service', 'products', 'mail', 'licenses', 'channels', 'notices'],
+  'license-report': ['service', 'products', 'mail', 'archive', 'licenses', 'channels', 'notices'],
   // The sync reads the archive's prefix and the products; it sends nothing, so no license recipients.
   'license-sync': ['service', 'products', 'mail', 'archive'],
   // The owners of what bounced (digests[].owner, licenses.owner) and the names its notices give each delivery;
   // service and products only because the schema requires them (it calls no service).
-  'mail-events': ['service', 'products', 'mail', 'digests', 'licenses'],
+  'mail-events': ['service', 'products', 'mail', 'digests', 'licenses', 'channels', 'notices'],
 } as const satisfies Record<string, readonly Section[]>;
 
 export type PulseFunctionName = keyof typeof FUNCTION_CONFIG_SECTIONS;

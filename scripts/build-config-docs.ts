@@ -52,6 +52,10 @@ const NOTES: Record<string, string> = {
   'service.credentials.userNameVar': 'environment variable holding the user name',
   'service.credentials.passwordVar': 'environment variable holding the password',
   'service.credentials.secretId': 'name or ARN of the secret',
+  'channels[].secret.source': 'which kind of secret source',
+  'channels[].secret.var': 'environment variable holding the secret (JSON, or a Slack or Teams URL alone)',
+  'channels[].secret.secretId':
+    'name or ARN of the secret (JSON `{"url"}`, or `{"url", "signingSecret"}` for a webhook)',
   'service.timeoutMs': 'time limit of one attempt of a call, in ms (failed attempts are retried)',
   'service.maxRetries':
     'retries after the first attempt (429 honours Retry-After; 5xx and network errors back off exponentially)',
@@ -75,7 +79,6 @@ const NOTES: Record<string, string> = {
   'digests[].id': 'names the digest in commands (`--digest`), the ledger and archive keys',
   'digests[].title': 'heading and subject of the email',
   'digests[].productIds': 'products in this digest, each one in `products`',
-  'digests[].recipients': 'who gets the digest',
   'digests[].recipients[].name': 'display name',
   'digests[].schedule':
     'when the digest of the ISO week that just ended is due; the week ends in this time zone, and each recipient gets it once their own send time has passed',
@@ -90,7 +93,6 @@ const NOTES: Record<string, string> = {
   'licenses.stages': 'the expiry stages a key is alerted at',
   'licenses.inUse': 'when a blocked key counts as in use',
   'licenses.usage': 'the usage figures and labels of an alerted key',
-  'licenses.routing[].recipients': 'who hears about the keys this rule matches',
   'licenses.routing[].recipients[].name': 'display name',
   'licenses.owner.name': 'display name',
   'licenses.report.title': 'heading and subject of the report email',

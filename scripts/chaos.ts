@@ -5,9 +5,9 @@
  * after every run and, after one fault-free run, at the end of every epoch. Loopback only; bounded by --runs and
  * --minutes; the seed is printed first and the same seed draws the same jobs, profiles and kill delays.
  *
- * Epochs: runs are grouped (--epoch-runs, default 10); each epoch has its own archive prefix, digest id and
- * recipients in the same work directory, so every epoch archives and sends from scratch under faults, instead of
- * only the first runs ever doing work.
+ * Epochs: runs are grouped (--epoch-runs, default 10); each epoch has its own archive prefix, digest id and title,
+ * recipients and Slack, Teams and webhook channels in the same work directory, so every epoch archives, sends and
+ * posts from scratch under faults, instead of only the first runs ever doing work.
  *
  * Writes its report to bench/CHAOS.md (or --report FILE); exit 1 when any invariant was violated.
  */
@@ -23,13 +23,17 @@ import { listing } from '../emulator/families/files/catalog.ts';
 import { FAMILIES } from '../emulator/families/files/families.ts';
 import { fileBytes } from '../emulator/families/files/file-bytes.ts';
 import { startEmulator } from '../emulator/index.ts';
-import { LOCAL_S3_PART_SIZE_ENV } from '../src/app/local-options.ts';
+import { LOCAL_CHANNEL_FAULTS_ENV, LOCAL_S3_PART_SIZE_ENV } from '../src/app/local-options.ts';
 import { EXAMPLE_CONFIG } from '../src/app/local-runtime.ts';
 import { EXIT } from '../src/cli/io.ts';
+import { readLedger } from '../src/console/ledger-snapshot.ts';
+import { LICENSE_ALERT_PREFIX, LICENSE_FIRST_RUN_PREFIX } from '../src/core/delivery/ledger-keys.ts';
+import type { ChannelKind } from '../src/ports/channels.ts';
+import { checkChannelLedger, checkChannelPosts, type EpochChannels } from './chaos/channel-invariants.ts';
 import { type ChildRun, type JobResult, runChild } from './chaos/child.ts';
 import { drawFaults, FAULT_KINDS, type FaultKind, MULTIPART_PART_SIZE, WORK_FAULTS } from './chaos/faults.ts';
 import { ChaosState, checkArchive, checkEmails, checkSecret, INVARIANTS, type Invariant } from './chaos/invariants.ts';
-import { PEER_FAULT_KINDS, PEER_FAULTS_ENV } from './chaos/peer-faults.ts';
+import { CHANNEL_FAULT_KINDS, PEER_FAULT_KINDS, PEER_FAULTS_ENV } from './chaos/peer-faults.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -122,13 +126,22 @@ interface Epoch {
   digestId: string;
   digestRecipients: string[];
   alertRecipients: string[];
+  /** Its channels and the weekly subjects due in them (channel-invariants.ts). */
+  channels: EpochChannels;
+  /** The titles of its digest and license report (one chat post per title and week). */
+  weeklyTitles: string[];
 }
 
-/** The bundled example config, with this epoch's prefix, digest id and recipients (`+e<n>` addresses). */
+/**
+ * The bundled example config, with this epoch's prefix, digest id and title, recipients (`+e<n>` addresses) and
+ * channels (`<id>-e<n>`: a channel delivery's ledger key is per subject and channel, and the license report's subject
+ * is only its week, so new channels make every epoch post everything anew).
+ */
 function epochConfig(n: number): Epoch {
   const c = JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8'));
   delete c.$schema;
   const tag = (address: string) => address.replace('@', `+e${n}@`);
+  const channel = (id: string) => `${id}-e${n}`;
   const prefix = `chaos-e${n}`;
   c.archive.prefix = prefix;
   // Shorter than the `timeout` fault's latency (faults.ts), so the client times out and retries.
@@ -145,27 +158,63 @@ function epochConfig(n: number): Epoch {
   for (const route of c.licenses.routing) for (const r of route.recipients) r.address = tag(r.address);
   // The CSV attachment (every alert, read back by the invariants) whenever an email holds more than one alert.
   c.licenses.maxKeysInEmail = 1;
+  d.title = `Chaos digest e${n}`;
+  const report = c.licenses.report;
+  report.title = `Chaos license report e${n}`;
+  report.schedule.timeZone = 'UTC';
+  // Short posts: a `timeout` fault holds the answer back until the client gives up. Webhooks retry with backoff
+  // (1 s base, doubling): 3 attempts of at most 1 s each keep a run under faults within seconds, not minutes.
+  for (const ch of c.channels) {
+    ch.id = channel(ch.id);
+    ch.timeoutMs = ch.kind === 'webhook' ? 1000 : 2000;
+    if (ch.kind === 'webhook') ch.maxAttempts = 3;
+  }
+  d.channels = d.channels.map(channel);
+  for (const route of c.licenses.routing) if (route.channels) route.channels = route.channels.map(channel);
+  report.channels = report.channels.map(channel);
+  c.notices.channels = c.notices.channels.map(channel);
   const config = join(CHAOS_DIR, `config-e${n}.json`);
   writeFileSync(config, JSON.stringify(c, null, 2));
+  const owner = c.licenses.owner.address.toLowerCase();
+  const digestRecipients = d.recipients.map((r: { address: string }) => r.address.toLowerCase());
   return {
     n,
     config,
     prefix,
     digestId: d.id,
-    digestRecipients: d.recipients.map((r: { address: string }) => r.address.toLowerCase()),
+    digestRecipients,
     alertRecipients: [
-      c.licenses.owner.address,
+      owner,
       ...c.licenses.routing.flatMap((r: { recipients: { address: string }[] }) => r.recipients.map((x) => x.address)),
     ].map((a: string) => a.toLowerCase()),
+    channels: {
+      channels: new Map(c.channels.map((ch: { id: string; kind: ChannelKind }) => [ch.id, ch.kind])),
+      weekly: [
+        {
+          prefix: `digest#${d.id}#`,
+          emails: digestRecipients,
+          channels: d.channels,
+          webhookSubject: (week) => `digest.sent#${d.id}#${week}`,
+        },
+        {
+          prefix: 'license-report#',
+          emails: [owner],
+          channels: report.channels,
+          webhookSubject: (week) => `license.report#${week}`,
+        },
+      ],
+    },
+    weeklyTitles: [d.title, report.title],
   };
 }
 
-const JOBS = ['start', 'digest', 'archive', 'licenses'] as const;
+const JOBS = ['start', 'digest', 'archive', 'licenses', 'report'] as const;
 type Job = (typeof JOBS)[number];
 const jobArgs = (job: Job, epoch: Epoch): string[] => {
   const common = ['--config', epoch.config, '--work-dir', WORK_DIR, '--json'];
   if (job === 'start') return ['start', ...common];
   if (job === 'licenses') return ['licenses', 'alerts', '--local', ...common];
+  if (job === 'report') return ['licenses', 'report', '--local', ...common];
   return [job, '--local', ...common];
 };
 const childEnv = {
@@ -179,8 +228,8 @@ const stats = {
   closingRuns: 0,
   jobs: Object.fromEntries(JOBS.map((j) => [j, 0])) as Record<Job, number>,
   faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
-  /** Peer faults that fired, as the runs that exited by themselves reported them (peer-faults.ts). */
-  fired: Object.fromEntries(PEER_FAULT_KINDS.map((k) => [k, 0])) as Record<string, number>,
+  /** Peer and channel faults that fired, as the runs that exited by themselves reported them (peer-faults.ts). */
+  fired: Object.fromEntries([...PEER_FAULT_KINDS, ...CHANNEL_FAULT_KINDS].map((k) => [k, 0])) as Record<string, number>,
   faultFree: 0,
   multipart: 0,
   kills: 0,
@@ -189,6 +238,10 @@ const stats = {
   exitCodes: {} as Record<string, number>,
   crashes: 0,
   counts: {} as Record<string, Record<string, number>>,
+  /** Summed over the epochs' closing checks (channel-invariants.ts ChannelLedgerTally). */
+  chatUnknownRecords: 0,
+  chatUnknownPosted: 0,
+  webhookPending: 0,
 };
 const STACK_FRAME = /^\s+at .+[:(]/m;
 const ANSWERS = new Set<number>([EXIT.ok, EXIT.failure, EXIT.auth, EXIT.service, EXIT.network]);
@@ -202,9 +255,11 @@ async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaul
   const env = {
     ...childEnv,
     ...(faults.peer ? { [PEER_FAULTS_ENV]: JSON.stringify(faults.peer) } : {}),
+    ...(faults.channel ? { [LOCAL_CHANNEL_FAULTS_ENV]: JSON.stringify(faults.channel) } : {}),
     ...(faults.multipart ? { [LOCAL_S3_PART_SIZE_ENV]: String(MULTIPART_PART_SIZE) } : {}),
   };
-  const nodeArgs = faults.peer ? ['--import', PEER_FAULTS] : [];
+  // The preload plays the peers' faults and counts the channel sink's.
+  const nodeArgs = faults.peer || faults.channel ? ['--import', PEER_FAULTS] : [];
   const run: ChildRun = await runChild(args, env, { killAfterMs, limitMs: RUN_LIMIT_MS, nodeArgs });
   if (run.killed) stats.kills++;
   if (run.hung) {
@@ -247,16 +302,19 @@ async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaul
 
 async function checkInvariants(epoch: Epoch, outputs: string[]): Promise<Set<string>> {
   await checkEmails(state, join(WORK_DIR, 'outbox'));
+  await checkChannelPosts(state, join(WORK_DIR, 'outbox'));
   await checkSecret(state, secret, WORK_DIR, outputs);
   return checkArchive(state, join(WORK_DIR, 's3', BUCKET), epoch.prefix, expected);
 }
 
 /** The epoch's fault-free closing run, then the completeness invariants. */
 async function closeEpoch(epoch: Epoch): Promise<void> {
+  const before = state.violations.length;
   state.run++;
   stats.closingRuns++;
   const run = await oneRun(epoch, 'start', { kinds: [], multipart: false, profile: { rules: [] } });
   const archived = await checkInvariants(epoch, []);
+  const ledger = await readLedger(join(WORK_DIR, 'dynamodb'));
   const result = (job: string): JobResult | undefined => run.results.find((r) => r.job === job);
 
   // Archive: the closing run failed nothing, and every file its manifest lists is archived.
@@ -303,7 +361,8 @@ async function closeEpoch(epoch: Epoch): Promise<void> {
     state.violate('email: every due digest sent or reported', `closing run ${JSON.stringify(digest.counts)}`);
   }
 
-  // Alerts: the closing run failed none, and every alert recorded as sent is in the outbox.
+  // Alerts: the closing run failed none, and every alert the ledger records as emailed is in the outbox (the
+  // closing run's counts also hold the alerts posted to channels: channel-invariants.ts checks those).
   const alerts = result('license-alerts');
   if (!alerts) state.violate('email: no missed alert', `e${epoch.n}: the closing run has no license alerts result`);
   else {
@@ -312,20 +371,32 @@ async function closeEpoch(epoch: Epoch): Promise<void> {
       emails.flatMap((e) => e.alerts).filter((a) => epoch.alertRecipients.includes(a.slice(0, a.indexOf('#')))),
     );
     const done = (c.alertsSent ?? 0) + (c.alertsSkippedAlreadySent ?? 0);
+    const emailed = ledger.filter(
+      (i) =>
+        i.state === 'done' &&
+        i.key.startsWith(LICENSE_ALERT_PREFIX) &&
+        !i.key.startsWith(LICENSE_FIRST_RUN_PREFIX) &&
+        epoch.alertRecipients.includes(i.key.slice(i.key.lastIndexOf('#') + 1)),
+    ).length;
     if (c.failed || c.alertsInProgressElsewhere) {
       state.violate('email: no missed alert', `e${epoch.n}: closing run ${JSON.stringify(c)}`);
     }
-    if (inOutbox.size < done) {
+    if (inOutbox.size < emailed) {
       state.violate(
         'email: no missed alert',
-        `e${epoch.n}: ${done} alerts recorded sent, ${inOutbox.size} in the outbox`,
+        `e${epoch.n}: ${emailed} alerts recorded emailed, ${inOutbox.size} in the outbox`,
       );
     }
     if ((c.keysScanned ?? 0) > 0 && done + (c.alertsUnknown ?? 0) + (c.alertsConfirmed ?? 0) === 0) {
       state.violate('email: no missed alert', `e${epoch.n}: no alert sent at all`);
     }
   }
+  const tally = checkChannelLedger(state, ledger, epoch.channels);
+  stats.chatUnknownRecords += tally.chatUnknownRecords;
+  stats.chatUnknownPosted += tally.chatUnknownPosted;
+  stats.webhookPending += tally.webhookPending;
   say(`epoch ${epoch.n} closed: exit ${run.code}, ${state.violations.length} violations so far`);
+  for (const v of state.violations.slice(before)) say(`  ${v.invariant}: ${v.detail}`);
 }
 
 let epoch: Epoch | undefined;
@@ -334,11 +405,12 @@ for (let i = 0; i < RUNS && Date.now() < deadline; i++) {
   if (!epoch || epoch.n !== n) {
     if (epoch) await closeEpoch(epoch);
     epoch = epochConfig(n);
+    for (const t of epoch.weeklyTitles) state.weeklyTitles.add(t);
   }
-  const job = rng.weighted(JOBS, [4, 1, 2, 1]);
-  // An epoch's first run, and half its second runs, draw a fault that fires only where there is work (faults.ts).
+  const job = rng.weighted(JOBS, [4, 1, 2, 1, 1]);
+  // An epoch's first run, and half its second runs, draw faults that fire only where there is work (faults.ts).
   const atWork = i % EPOCH_RUNS === 0 || (i % EPOCH_RUNS === 1 && rng.chance(0.5));
-  const faults = drawFaults(rng, 0.1, atWork ? WORK_FAULTS[job] : undefined);
+  const faults = drawFaults(rng, 0.1, atWork ? WORK_FAULTS[job] : []);
   const kill = rng.chance(KILL_SHARE) ? rng.int(300, 8000) : undefined;
   state.run++;
   stats.runs++;
@@ -363,15 +435,19 @@ for (let i = 0; i < RUNS && Date.now() < deadline; i++) {
 if (epoch) await closeEpoch(epoch);
 
 const minutes = (Date.now() - started) / 60_000;
+const posts = [...state.channelPosts.values()].filter((p) => !p.broken);
+const postsOf = (kind: ChannelKind) => posts.filter((p) => p.kind === kind).length;
+const webhookIds = new Set(posts.filter((p) => p.kind === 'webhook').map((p) => `${p.channel}#${p.id}`));
 const byInvariant = new Map<Invariant, number>(INVARIANTS.map((i) => [i, 0]));
 for (const v of state.violations) byInvariant.set(v.invariant, (byInvariant.get(v.invariant) ?? 0) + 1);
 const table = (rows: [string, string | number][]) => rows.map(([k, v]) => `| ${k} | ${v} |`).join('\n');
 const report = `# Chaos
 
-\`npm run chaos\` (scripts/chaos.ts): randomized runs of the digest, the archive and the license alerts against the
-in-process emulator with fault profiles drawn from the seed, some SIGKILLed at a drawn delay, over one work directory
-kept across runs; the invariants are checked after every run and, after one fault-free run, at the end of every epoch
-of ${EPOCH_RUNS} runs (each epoch its own archive prefix, digest id and recipients in the same work directory).
+\`npm run chaos\` (scripts/chaos.ts): randomized runs of the digest, the archive, the license alerts and the license
+report against the in-process emulator with fault profiles drawn from the seed, some SIGKILLed at a drawn delay, over
+one work directory kept across runs; the invariants are checked after every run and, after one fault-free run, at
+the end of every epoch of ${EPOCH_RUNS} runs (each epoch its own archive prefix, digest id and title, recipients and
+Slack, Teams and webhook channels in the same work directory).
 
 - Date: ${new Date().toISOString()}
 - Seed: **${SEED}** (emulator data set ${JSON.stringify(emulatorOptions)})
@@ -385,6 +461,12 @@ of ${EPOCH_RUNS} runs (each epoch its own archive prefix, digest id and recipien
 - Exit codes: ${Object.entries(stats.exitCodes)
   .map(([k, v]) => `${k}: ${v}`)
   .join(', ')}
+- Channel posts the sinks took: ${postsOf('slack')} Slack, ${postsOf('teams')} Teams, ${postsOf('webhook')} webhook
+  (${webhookIds.size} distinct webhook events: ${postsOf('webhook') - webhookIds.size} redeliveries under the same id)
+- Chat posts the channel took whose delivery the ledger holds as unknown (a \`timeout\` or \`drop\`: taken, never
+  answered; or a 5xx answer): ${stats.chatUnknownPosted}, none posted again; chat ledger records left unknown at the
+  epochs' ends: ${stats.chatUnknownRecords} (a license alert batch counts one per alert); webhook deliveries still
+  claimed by a killed run at an epoch's end (lease not over, taken over after it): ${stats.webhookPending}
 - Invariant violations: **${state.violations.length}**
 
 ## Faults injected
@@ -400,11 +482,23 @@ ${FAULT_KINDS.map((k) => `| ${k} | ${stats.faults[k]} | ${k in stats.fired ? sta
 Service and download faults go through the emulator's fault profile (\`--faults\`; \`sessionLimit\` is its
 \`heldSessions\` rule: another tool holds all 5 of the user's sessions, from the start or from a drawn request on,
 with the run's own session expiring); the peers' faults (\`s3*\`, \`dynamo*\`, \`smtp*\`) through
-scripts/chaos/peer-faults.ts, loaded into the run with \`node --import\`. \`s3Part\` and \`s3Complete\` (5xx on a
+scripts/chaos/peer-faults.ts, loaded into the run with \`node --import\`; the channel faults (\`channel*\`) through
+the local channel sink's random profile (\`$${LOCAL_CHANNEL_FAULTS_ENV}\`: a drawn seed, a share of 0.2–0.5 of every
+channel's posts, the drawn kinds: 429, 503, a refusal for good, and \`timeout\` / \`drop\`, which take the message
+and never answer), counted by the same preload. The chaos channels answer within 2 s (Slack, Teams) and 1 s
+(webhook, 3 attempts), so a held answer costs seconds. \`s3Part\` and \`s3Complete\` (5xx on a
 multipart part or its completion) fire in the runs that upload in parts: the chaos files are 1–50 KiB, so those runs
 set the local archive's part size to ${MULTIPART_PART_SIZE / 1024} KiB (the local S3 takes parts below S3's 5 MiB minimum).
 
 ## Invariant violations
+
+The channel invariants read the sink's outbox (\`outbox/channels/<channel>/*.json\`) after every run and the ledger
+at every epoch's end: Slack and Teams at most once — one post per \`x-pulse-delivery\` id and channel, one per
+digest or report title and week and channel, and every post's delivery in the ledger, not released and not done
+under another message, so a chat message whose outcome is unknown was never posted again; webhooks at least once
+under one id — one \`webhook-id\` per event subject (digest and week, report week, each license alert shown) and
+channel, each signature verified with the \`standardwebhooks\` package, every delivery recorded done posted, none left
+unknown, and every week due by email delivered to each channel the digest and the report name.
 
 | invariant | violations |
 | --- | --- |

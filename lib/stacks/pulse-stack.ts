@@ -27,6 +27,7 @@ import { CHART_ASSET_FILES } from '../../src/charts/assets.ts';
 import {
   type ArchiveConfig,
   archivePrefixOf,
+  type ChannelConfig,
   DEFAULT_RETENTION,
   deployNames,
   type PulseConfig,
@@ -42,6 +43,12 @@ import { ReportingServiceSecret } from '../constructs/reporting-service-secret.t
 import { ScheduledJob } from '../constructs/scheduled-job.ts';
 import { WriteOnceArchiveBucket } from '../constructs/write-once-archive-bucket.ts';
 import { functionConfig, type PulseFunctionName } from '../function-config.ts';
+import {
+  type ChannelPoster,
+  channelSecretIds,
+  channelSecretsFromEnvWarning,
+  channelsPostedBy,
+} from './channel-grants.ts';
 import { DIGEST_TIMEOUT_SECONDS, FUNCTION_MEMORY_MB } from './function-memory.ts';
 import {
   ARCHIVE_RUN_ACTIONS,
@@ -106,6 +113,8 @@ export class PulseStack extends Stack {
   public readonly archiveDataEvents: ArchiveDataEventsTrail | undefined;
   readonly #config: PulseConfig;
   readonly #secretName: string;
+  /** The channels the stack's functions post to, by id (each function's grant: allowChannelSecrets). */
+  readonly #channelsPosted = new Map<string, ChannelConfig>();
 
   constructor(scope: Construct, id: string, props: PulseStackProps) {
     // The stack's name is the config's (deploy.stackName), whatever the construct id.
@@ -183,6 +192,7 @@ export class PulseStack extends Stack {
       this.licenseSyncFailedRuns = this.addLicenseSyncFailedRuns(this.licenseSync);
     }
     if (config.licenses) this.licenseAlerts = this.addLicenseAlerts(config);
+    this.warnOfChannelsFromEnv();
     // Every alarm of the stack (docs/alarms.md): admitted to the topic by ARN, shown on the dashboard.
     const alarmList = this.node.findAll().filter((c): c is Alarm => c instanceof Alarm);
     alarms.admitAlarms(alarmList);
@@ -281,6 +291,7 @@ export class PulseStack extends Stack {
     fn.addEnvironment('PULSE_SES_CONFIGURATION_SET', mailEvents.configurationSet.configurationSetName);
     for (const { actions, keys } of MAIL_EVENTS_STATE) this.allowState(fn, actions, keys);
     this.allowMail(fn, config, mailEvents.configurationSet.configurationSetName);
+    this.allowChannelSecrets(fn, 'mail-events');
     return mailEvents;
   }
 
@@ -406,6 +417,7 @@ export class PulseStack extends Stack {
       reason: 'Objects under the digest prefix only.',
     });
     this.allowMail(job.fn, config);
+    this.allowChannelSecrets(job.fn, 'digest');
     return job;
   }
 
@@ -448,6 +460,7 @@ export class PulseStack extends Stack {
         'Objects under the license report prefixes only: one snapshot per product and week, one folder per report.',
     });
     this.allowMail(job.fn, config);
+    this.allowChannelSecrets(job.fn, 'license-report');
     return job;
   }
 
@@ -545,23 +558,57 @@ export class PulseStack extends Stack {
       );
       return;
     }
-    if (!transport.credentialsSecretId) return;
-    const pattern = secretResourcePattern(transport.credentialsSecretId, (name) =>
-      this.formatArn({
-        service: 'secretsmanager',
-        resource: 'secret',
-        resourceName: name,
-        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-      }),
+    if (transport.credentialsSecretId)
+      this.allowSecretReads(fn, [transport.credentialsSecretId], 'The SMTP credentials secret');
+  }
+
+  /**
+   * GetSecretValue on the secrets of the channels `poster` posts to (channel-grants.ts), nothing else; a channel
+   * whose secret is in the environment gets none (warnOfChannelsFromEnv).
+   */
+  private allowChannelSecrets(fn: IFunction, poster: ChannelPoster): void {
+    const channels = channelsPostedBy(this.#config, poster);
+    for (const channel of channels) this.#channelsPosted.set(channel.id, channel);
+    this.allowSecretReads(fn, channelSecretIds(channels), 'A channel secret');
+  }
+
+  /** A channel the functions post to whose secret is in the environment cannot work in Lambda: the synth says so. */
+  private warnOfChannelsFromEnv(): void {
+    const fromEnv = [...this.#channelsPosted.values()].filter((c) => c.secret.source === 'env').map((c) => c.id);
+    if (fromEnv.length > 0)
+      Annotations.of(this).addWarningV2('pulse:channel-secret-from-env', channelSecretsFromEnvWarning(fromEnv));
+  }
+
+  /**
+   * GetSecretValue on each secret, given by name, partial or complete ARN (grants.ts `secretResourcePattern`): a
+   * name's pattern ends in the six characters Secrets Manager appends, which cdk-nag is told (`what` names it).
+   */
+  private allowSecretReads(fn: IFunction, secretIds: readonly string[], what: string): void {
+    if (secretIds.length === 0) return;
+    const patterns = [
+      ...new Set(
+        secretIds.map((id) =>
+          secretResourcePattern(id, (name) =>
+            this.formatArn({
+              service: 'secretsmanager',
+              resource: 'secret',
+              resourceName: name,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          ),
+        ),
+      ),
+    ];
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: patterns }));
+    acknowledge(
+      fn.role ?? fn,
+      patterns
+        .filter((p) => p.endsWith('-??????'))
+        .map((p): [string, string] => [
+          `AwsSolutions-IAM5[Resource::${nagText(this, p)}]`,
+          `${what}, by name or partial ARN: the six characters stand for the suffix Secrets Manager appends.`,
+        ]),
     );
-    fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [pattern] }));
-    if (pattern.endsWith('-??????'))
-      acknowledge(fn.role ?? fn, [
-        [
-          `AwsSolutions-IAM5[Resource::${nagText(this, pattern)}]`,
-          'The SMTP credentials secret, by name: the six characters stand for the suffix Secrets Manager appends.',
-        ],
-      ]);
   }
 
   /**
@@ -681,6 +728,7 @@ export class PulseStack extends Stack {
     this.reportingServiceSecret.grantRead(job.fn);
     this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.licenseAlerts);
     this.allowMail(job.fn, config);
+    this.allowChannelSecrets(job.fn, 'license-alerts');
     return job;
   }
 }

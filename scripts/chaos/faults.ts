@@ -1,12 +1,22 @@
 /**
  * Chaos fault profiles: each run draws a few fault kinds from the run's seeded stream and turns them into an emulator
  * fault profile (emulator/faults.ts, the same file `--faults` reads), so the same seed draws the same profiles and
- * the emulator, seeded from the profile, replays the same faults for the same request sequence.
+ * the emulator, seeded from the profile, replays the same faults for the same request sequence. The peers' kinds
+ * become $PULSE_CHAOS_PEER_FAULTS (peer-faults.ts) and the channel kinds the local channel sink's random profile
+ * ($PULSE_LOCAL_CHANNEL_FAULTS, src/adapters/local/channel-faults.ts), seeded from the same draw.
  */
 
 import type { Rng } from '../../emulator/data/rng.ts';
 import type { FaultProfile, FaultRule } from '../../emulator/faults.ts';
-import { PEER_FAULT_KINDS, type PeerFaultKind, type PeerFaults } from './peer-faults.ts';
+import type { ChannelFaultProfile } from '../../src/adapters/local/channel-faults.ts';
+import {
+  CHANNEL_FAULT_KINDS,
+  CHANNEL_FAULTS,
+  type ChannelChaosKind,
+  PEER_FAULT_KINDS,
+  type PeerFaultKind,
+  type PeerFaults,
+} from './peer-faults.ts';
 
 /** The kinds of the emulator's profile. */
 export const SERVICE_FAULT_KINDS = [
@@ -24,8 +34,8 @@ export const SERVICE_FAULT_KINDS = [
   'latency',
 ] as const;
 type ServiceFaultKind = (typeof SERVICE_FAULT_KINDS)[number];
-/** Every kind a run can draw (the report counts runs per kind): the emulator's and the peers' (peer-faults.ts). */
-export const FAULT_KINDS = [...SERVICE_FAULT_KINDS, ...PEER_FAULT_KINDS] as const;
+/** Every kind a run can draw (the report counts runs per kind): the emulator's, the peers' and the channel sink's. */
+export const FAULT_KINDS = [...SERVICE_FAULT_KINDS, ...PEER_FAULT_KINDS, ...CHANNEL_FAULT_KINDS] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Storage keys of the export files (custom events, exceptions, raw events). */
@@ -103,16 +113,18 @@ const UPLOAD = ['s3Put', 's3Part', 's3Complete'] as const satisfies readonly Fau
 const DELIVERY = ['dynamoComplete', 'smtp4xx', 'smtp5xx', 'smtpDrop'] as const satisfies readonly FaultKind[];
 
 /**
- * The faults that fire only where a run does work: an upload, a send and its record. Only an epoch's first runs do
- * much of it (the later ones find the files archived and the emails sent), so those runs draw one of these that fits
- * their job (scripts/chaos.ts); drawn at random they would mostly hit runs with nothing to upload or send.
+ * The faults that fire only where a run does work: an upload, a send and its record, a channel post. Only an
+ * epoch's first runs do much of it (the later ones find the files archived, the emails sent, the messages posted),
+ * so those runs draw one kind of each group that fits their job (scripts/chaos.ts); drawn at random they would
+ * mostly hit runs with nothing to upload, send or post.
  */
 export const WORK_FAULTS = {
-  start: [...UPLOAD, ...DELIVERY],
-  digest: [...UPLOAD, ...DELIVERY], // the digest archives its record (raw-responses.json goes up in parts)
-  archive: UPLOAD,
-  licenses: DELIVERY,
-} as const satisfies Record<string, readonly FaultKind[]>;
+  start: [[...UPLOAD, ...DELIVERY], CHANNEL_FAULT_KINDS],
+  digest: [[...UPLOAD, ...DELIVERY], CHANNEL_FAULT_KINDS], // the digest archives its record (raw-responses.json)
+  archive: [UPLOAD],
+  licenses: [DELIVERY, CHANNEL_FAULT_KINDS],
+  report: [[...UPLOAD, ...DELIVERY], CHANNEL_FAULT_KINDS], // the report writes its registry snapshots to the archive
+} as const satisfies Record<string, readonly (readonly FaultKind[])[]>;
 
 export interface DrawnFaults {
   kinds: FaultKind[];
@@ -122,29 +134,39 @@ export interface DrawnFaults {
   profile: FaultProfile;
   /** The peers' faults ($PULSE_CHAOS_PEER_FAULTS), when any. */
   peer?: PeerFaults;
+  /** The channel sink's random fault profile ($PULSE_LOCAL_CHANNEL_FAULTS), when any. */
+  channel?: ChannelFaultProfile;
 }
 
 const isPeer = (k: FaultKind): k is FaultKind & PeerFaultKind => (PEER_FAULT_KINDS as readonly string[]).includes(k);
+const isChannel = (k: FaultKind): k is ChannelChaosKind => (CHANNEL_FAULT_KINDS as readonly string[]).includes(k);
 
 /**
- * One to three distinct kinds (none with probability `cleanShare`); with `oneOf`, one of those kinds is among them.
+ * One to three distinct kinds (none with probability `cleanShare`); with `oneOf`, one kind of each of its groups is
+ * among them.
  */
-export function drawFaults(rng: Rng, cleanShare = 0.1, oneOf?: readonly FaultKind[]): DrawnFaults {
+export function drawFaults(rng: Rng, cleanShare = 0.1, oneOf: readonly (readonly FaultKind[])[] = []): DrawnFaults {
   const seed = rng.int(1, 2 ** 31 - 1);
   const multipart = rng.chance(0.5);
-  if (!oneOf && rng.chance(cleanShare)) return { kinds: [], multipart, profile: { seed, rules: [] } };
+  if (oneOf.length === 0 && rng.chance(cleanShare)) return { kinds: [], multipart, profile: { seed, rules: [] } };
   const count = rng.int(1, 3);
-  const kinds = new Set<FaultKind>(oneOf ? [rng.pick(oneOf)] : []);
+  const kinds = new Set<FaultKind>(oneOf.map((group) => rng.pick(group)));
   while (kinds.size < count) kinds.add(rng.pick(FAULT_KINDS));
   const sorted = FAULT_KINDS.filter((k) => kinds.has(k));
-  const service = sorted.filter((k): k is ServiceFaultKind => !isPeer(k));
+  const service = sorted.filter((k): k is ServiceFaultKind => !isPeer(k) && !isChannel(k));
   const peer = sorted.filter(isPeer);
+  const channel = sorted.filter(isChannel);
   return {
     kinds: sorted,
     multipart: multipart || kinds.has('s3Part') || kinds.has('s3Complete'),
     profile: { seed, rules: service.map((k) => rule(k, rng)) },
     ...(peer.length > 0
       ? { peer: { seed: seed ^ 0x5eed, rules: Object.fromEntries(peer.map((k) => [k, peerRule(k, rng)])) } }
+      : {}),
+    // A share of every channel's posts, each meeting one of the drawn kinds: a run posts a few messages per channel
+    // (digest, alerts, report, notices), so this fires in most runs that post at all.
+    ...(channel.length > 0
+      ? { channel: { seed: seed ^ 0xc4a7, rate: rate(rng, 0.2, 0.5), kinds: channel.map((k) => CHANNEL_FAULTS[k]) } }
       : {}),
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The chaos invariants, read from the work directory while no run holds it: the local S3 (s3rver's files under
- * `<workDir>/s3/<bucket>/`), the outbox's `.eml` files, and every file and output for the secret. State kept across
- * runs (what each object looked like, which emails were seen) is what "never overwritten" and "never twice" are
- * checked against.
+ * `<workDir>/s3/<bucket>/`), the outbox's `.eml` files, the channel posts (channel-invariants.ts), and every file and
+ * output for the secret. State kept across runs (what each object looked like, which emails and posts were seen) is
+ * what "never overwritten" and "never twice" are checked against.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { simpleParser } from 'mailparser';
 import { parseCsv } from '../../emulator/files/csv.ts';
 import { findBrokenS3rverEntries } from '../../src/adapters/local/s3rver-recovery.ts';
 import { stageTitle } from '../../src/licenses/alerts/stage.ts';
+import type { SeenPost } from './channel-invariants.ts';
 
 export const INVARIANTS = [
   'archive: object matches the service bytes',
@@ -24,6 +25,13 @@ export const INVARIANTS = [
   'email: one alert per (key, stage, recipient)',
   'email: every due digest sent or reported',
   'email: no missed alert',
+  'channel: at most one chat post per (subject, channel)',
+  'channel: every chat post has its ledger record',
+  'channel: one webhook id per event',
+  'channel: webhook signature verified',
+  'channel: every done delivery posted',
+  'channel: every due webhook event delivered',
+  'channel: every due chat post sent or unknown',
   'no crash',
   'no secret in any output',
 ] as const;
@@ -63,6 +71,10 @@ export class ChaosState {
   readonly scanned = new Map<string, string>();
   /** `<digestId>#<recipient>` a run reported unknown or sent-unconfirmed. */
   readonly digestsReported = new Set<string>();
+  /** Channel posts seen, by `<channel>/<file>` under the outbox's `channels/`. */
+  readonly channelPosts = new Map<string, SeenPost>();
+  /** The titles of weekly subjects (digests, license reports): one chat post per title, week and channel. */
+  readonly weeklyTitles = new Set<string>();
   run = 0;
 
   violate(invariant: Invariant, detail: string): void {

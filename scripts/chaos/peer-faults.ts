@@ -10,11 +10,16 @@
  * - `smtpDrop`: the sink stores the message, then drops the connection without answering DATA.
  * - `s3Part` / `s3Complete`: an UploadPart or CompleteMultipartUpload answered 500, before or after the write (the
  *   runs that draw them upload in 8 KiB parts, $PULSE_LOCAL_S3_PART_SIZE, so the small chaos files go multipart).
+ *
+ * The channel sink plays its faults itself ($PULSE_LOCAL_CHANNEL_FAULTS, src/adapters/local/channel-faults.ts); this
+ * only counts the ones it played, by the chaos kind names (`channelTimeout`, …), for the report.
  */
 import { CompleteMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { Rng } from '../../emulator/data/rng.ts';
+import { type ChannelFaultKind, ChannelFaults } from '../../src/adapters/local/channel-faults.ts';
+import { LOCAL_CHANNEL_FAULTS_ENV } from '../../src/app/local-options.ts';
 
 export const PEER_FAULTS_ENV = 'PULSE_CHAOS_PEER_FAULTS';
 /** The line the run writes to stderr as it exits: how often each kind fired (a SIGKILLed run writes none). */
@@ -32,25 +37,60 @@ export const PEER_FAULT_KINDS = [
 ] as const;
 export type PeerFaultKind = (typeof PEER_FAULT_KINDS)[number];
 
+/** The chaos names of the channel sink's faults (faults.ts draws them), and the sink's name of each. */
+export const CHANNEL_FAULT_KINDS = [
+  'channelRateLimit',
+  'channelServerError',
+  'channelRefuse',
+  'channelTimeout',
+  'channelDrop',
+] as const;
+export type ChannelChaosKind = (typeof CHANNEL_FAULT_KINDS)[number];
+export const CHANNEL_FAULTS: Record<ChannelChaosKind, ChannelFaultKind> = {
+  channelRateLimit: 'rateLimit',
+  channelServerError: 'serverError',
+  channelRefuse: 'refuse',
+  channelTimeout: 'timeout',
+  channelDrop: 'drop',
+};
+const CHAOS_NAME = Object.fromEntries(Object.entries(CHANNEL_FAULTS).map(([name, kind]) => [kind, name])) as Record<
+  ChannelFaultKind,
+  ChannelChaosKind
+>;
+
 export interface PeerFaults {
   seed: number;
   /** Per kind: the share of matching calls that fail, and how many may fail at most. */
   rules: Partial<Record<PeerFaultKind, { rate: number; times: number }>>;
 }
 
+/** What fired in this run, by kind; written to stderr as the run exits. */
+const fired = new Map<PeerFaultKind | ChannelChaosKind, number>();
 const text = process.env[PEER_FAULTS_ENV];
+const channelFaults = process.env[LOCAL_CHANNEL_FAULTS_ENV];
 if (text) install(JSON.parse(text) as PeerFaults);
+if (channelFaults) countChannelFaults();
+if (text || channelFaults) {
+  process.once('exit', () => process.stderr.write(`${FIRED_LINE}${JSON.stringify(Object.fromEntries(fired))}\n`));
+}
+
+function countChannelFaults(): void {
+  const next = ChannelFaults.prototype.next;
+  ChannelFaults.prototype.next = function (this: ChannelFaults, ...args: Parameters<typeof next>) {
+    const fault = next.apply(this, args);
+    if (fault) fired.set(CHAOS_NAME[fault.kind], (fired.get(CHAOS_NAME[fault.kind]) ?? 0) + 1);
+    return fault;
+  };
+}
 
 function install(faults: PeerFaults): void {
   const rng = new Rng(faults.seed);
-  const fired = new Map<PeerFaultKind, number>();
   const fire = (kind: PeerFaultKind): boolean => {
     const rule = faults.rules[kind];
     if (!rule || (fired.get(kind) ?? 0) >= rule.times || rng.next() >= rule.rate) return false;
     fired.set(kind, (fired.get(kind) ?? 0) + 1);
     return true;
   };
-  process.once('exit', () => process.stderr.write(`${FIRED_LINE}${JSON.stringify(Object.fromEntries(fired))}\n`));
   const serverError = (name: string, kind: PeerFaultKind) =>
     Object.assign(new Error(`chaos: injected ${kind} failure (500)`), {
       name,

@@ -40,8 +40,8 @@ export const Channel = z.strictObject({
   id: ChannelId,
   kind: z.enum(CHANNEL_KINDS).describe('slack: an incoming webhook; teams: a Workflows webhook; webhook: signed JSON'),
   secret: ChannelSecret.default({ source: 'env' }),
-  timeZone: TimeZone.default('UTC').describe(
-    "where this channel counts days and gets scheduled license alerts (like a recipient's time zone)",
+  timeZone: TimeZone.optional().describe(
+    "this channel's time zone, like a recipient's: when its digest is due and where license alerts count days (default: the digest's schedule time zone; UTC for the license alerts)",
   ),
   timeoutMs: z
     .number()

@@ -32,8 +32,9 @@ export function digestChannelMessage(
   return {
     event: 'digest.sent',
     title: `${view.title} · ${view.weekLabel}`,
+    // The lead sentence is the notification and the first line read; the bullets are the rest of what changed.
     summary: view.highlights[0] ?? `${view.title}: ${view.weekLabel}`,
-    lines: [...(view.banner ? [view.banner] : []), ...view.highlights.slice(0, HIGHLIGHTS)],
+    lines: [...(view.banner ? [view.banner] : []), ...view.highlights.slice(1, HIGHLIGHTS)],
     facts: total ? factsOf(view.headline.columns, total) : [],
     sections: rows.map((r) => ({ title: r.name, facts: factsOf(view.headline.columns, r) })),
     ...(links.chart ? { image: links.chart } : {}),

@@ -40,6 +40,13 @@ it('without an AWS region or credentials every check reports (SES too), then the
     AWS_EC2_METADATA_DISABLED: 'true',
     PULSE_USER: emu.credentials.userName,
     PULSE_PASSWORD: emu.credentials.password,
+    // The example's channels, set (no post is made): only the AWS checks are this test's subject.
+    PULSE_CHANNEL_PRODUCT_SLACK: 'http://127.0.0.1:9/slack',
+    PULSE_CHANNEL_PRODUCT_TEAMS: 'http://127.0.0.1:9/teams',
+    PULSE_CHANNEL_PULSE_EVENTS: JSON.stringify({
+      url: 'http://127.0.0.1:9/hook',
+      signingSecret: `whsec_${'A'.repeat(43)}=`,
+    }),
   };
   const run = await promisify(execFile)(process.execPath, [PULSE_BIN, 'doctor', '--config', file], { env }).then(
     (r) => ({ ...r, code: 0 }),

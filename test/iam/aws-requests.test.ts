@@ -105,9 +105,17 @@ describe('DynamoDB', () => {
 });
 
 describe('Secrets Manager, SQS, SES v2', () => {
-  it('GetSecretValue by name is the secret with its suffix; SendMessageBatch is sqs:SendMessage on the queue', () => {
+  it('GetSecretValue: a name or partial ARN gets the suffix; SendMessageBatch is sqs:SendMessage on the queue', () => {
     expect(actionsOf(call('Secrets Manager', 'GetSecretValueCommand', { SecretId: 'smtp/creds' }))).toEqual([
       'secretsmanager:GetSecretValue arn:aws:secretsmanager:us-east-1:123456789012:secret:smtp/creds-AbCdEf',
+    ]);
+    // By ARN: a complete one as it is (any region or account it names), a partial one with the suffix too.
+    const arn = 'arn:aws:secretsmanager:eu-west-1:210987654321:secret:pulse/ops';
+    expect(actionsOf(call('Secrets Manager', 'GetSecretValueCommand', { SecretId: `${arn}-Xy12Z9` }))).toEqual([
+      `secretsmanager:GetSecretValue ${arn}-Xy12Z9`,
+    ]);
+    expect(actionsOf(call('Secrets Manager', 'GetSecretValueCommand', { SecretId: arn }))).toEqual([
+      `secretsmanager:GetSecretValue ${arn}-AbCdEf`,
     ]);
     expect(
       actionsOf(call('SQS', 'SendMessageBatchCommand', { QueueUrl: 'http://127.0.0.1:1/1/q', Entries: 3 })),

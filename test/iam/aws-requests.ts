@@ -128,12 +128,15 @@ const query: Mapping = (call, aws) => {
 
 // --- Secrets Manager, SQS, SES v2 -------------------------------------------------------------------------------
 
-/** A secret named by ARN, or by name: the secret whose ARN is the name plus Secrets Manager's six characters. */
+/**
+ * IAM authorizes a secret's request on its complete ARN, however the call names it: a complete ARN as it is; a
+ * partial ARN (no six-character suffix) or a name plus the six characters Secrets Manager appends.
+ */
 const secretArn = (call: SdkCall, aws: DeployedResources, id: string): string => {
   const deployed = aws.deployed(id);
-  return deployed.startsWith('arn:')
-    ? deployed
-    : `arn:${aws.partition}:secretsmanager:${call.region}:${aws.account}:secret:${deployed}-AbCdEf`;
+  if (!deployed.startsWith('arn:'))
+    return `arn:${aws.partition}:secretsmanager:${call.region}:${aws.account}:secret:${deployed}-AbCdEf`;
+  return /-[A-Za-z0-9]{6}$/.test(deployed) ? deployed : `${deployed}-AbCdEf`;
 };
 const onSecret =
   (...actions: string[]): Mapping =>

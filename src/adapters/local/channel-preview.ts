@@ -301,11 +301,21 @@ const TEAMS_CARD_SCRIPT = `/* Pulse local outbox: draws the Teams preview's Adap
       return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c];
     });
   }
+  // CommonMark's backslash escapes (Teams honours them): the escaped character is held out of the markdown rules
+  // as a numbered placeholder and put back as a character reference.
   function markdown(text) {
-    var html = escapeHtml(text)
+    var held = [];
+    var unescaped = text.replace(/\\\\([!-\\/:-@[-\\u0060{-~])/g, function (_, c) {
+      held.push(c);
+      return '\\u0000' + (held.length - 1) + '\\u0000';
+    });
+    var html = escapeHtml(unescaped)
       .replace(/\\[([^\\]\\n]+)\\]\\((https?:\\/\\/[^\\s)]+)\\)/g, '<a href="$2" rel="noopener noreferrer">$1</a>')
       .replace(/\\*\\*(?=\\S)([^*\\n]*?\\S)\\*\\*/g, '<strong>$1</strong>')
       .replace(/(^|[^\\w*])[*_](?=\\S)([^*_\\n]*?\\S)[*_](?![\\w*])/g, '$1<em>$2</em>');
+    html = html.replace(/\\u0000(\\d+)\\u0000/g, function (_, i) {
+      return '&#' + held[Number(i)].charCodeAt(0) + ';';
+    });
     return html.replace(/\\n/g, '<br>');
   }
   function offline(node) {

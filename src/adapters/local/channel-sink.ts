@@ -94,7 +94,7 @@ export interface ChannelSink {
 const MAX_BODY_BYTES = 1024 * 1024;
 const ROUTE = /^\/(slack|teams|webhook)\/([^/]+)$/;
 /** Headers the outbox JSON keeps: what a reader of the payload needs, nothing about the connection. */
-const KEPT_HEADER = /^(content-type|webhook-.*)$/;
+const KEPT_HEADER = /^(content-type|webhook-.*|x-pulse-delivery)$/;
 
 /** A webhook channel's local signing secret: 32 bytes derived from its id, so the sink and the sender agree. */
 export function localSigningSecret(channelId: string): string {

@@ -1,8 +1,9 @@
 /**
- * Text handling every chat renderer shares (slack.ts, teams.ts): making service text displayable and cutting it to a
- * channel's limit. Service text may hold anything (lone surrogates, NUL, a right-to-left override), and a chat service
- * either refuses such a payload or lets the characters rearrange the text around them (a U+202E in a product name
- * reverses the figures we print after it), so they are replaced with U+FFFD, visibly, before any escaping.
+ * Text handling every chat renderer shares (slack.ts, teams.ts): making service text displayable, escaping it and
+ * cutting it to a channel's limit. Service text may hold anything (lone surrogates, NUL, a right-to-left override),
+ * and a chat service either refuses such a payload or lets the characters rearrange the text around them (a U+202E
+ * in a product name reverses the figures printed after it), so they are replaced with U+FFFD, visibly, before any
+ * escaping. Text may be 10 KB where 150 characters show: only what can show is cleaned and escaped.
  */
 
 const REPLACEMENT = '\uFFFD';
@@ -17,12 +18,13 @@ const ELLIPSIS = '…';
 const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
 
 /** Service text made displayable: well-formed UTF-16, CR LF as LF, hidden characters as U+FFFD. */
-export function cleanText(text: string): string {
-  return text.toWellFormed().replace(/\r\n?/g, '\n').replace(HIDDEN, REPLACEMENT);
-}
+const cleanText = (text: string) => text.toWellFormed().replace(/\r\n?/g, '\n').replace(HIDDEN, REPLACEMENT);
 
 /** A title on one line: a line break in a heading (or inside Slack's `*bold*`) would break it. */
-export const oneLine = (text: string) => text.replace(/\s*[\r\n\u2028\u2029]\s*/g, ' ');
+const cleanTitle = (text: string) =>
+  cleanText(text)
+    .replace(/\s*[\n\u2028\u2029]\s*/g, ' ')
+    .trim();
 
 /** The end of a prefix of `text` at most `end` code units long that does not split a surrogate pair. */
 function codePointEnd(text: string, end: number): number {
@@ -30,25 +32,32 @@ function codePointEnd(text: string, end: number): number {
   return end > 0 && last >= 0xd800 && last <= 0xdbff ? end - 1 : end;
 }
 
+/** How service text is escaped for one markup (slack-text.ts, teams-text.ts), and where escaped text may be cut. */
+export interface Escaping {
+  escape(text: string): string;
+  /** The largest end, at most `end`, of a prefix of `escaped` that splits no escape sequence (`&amp;`, `\*`). */
+  unitEnd(escaped: string, end: number): number;
+}
+
+/** Text shown as it is (plain_text, alt text, a button): nothing to escape. */
+export const AS_IS: Escaping = { escape: (text) => text, unitEnd: (_escaped, end) => end };
+
 /**
- * `escape(text)`, cut with an ellipsis so that it is at most `limit` UTF-16 code units long (the stricter of the
- * ways a service may count, code points or code units). The cut falls between code points of the source and before
- * escaping, so an escape sequence (`&amp;`, `\*`) is never split. `escape` must map a prefix of its input to a
- * prefix of its output, as a character-by-character escaping does.
+ * Service text cleaned (a title also on one line), escaped, and cut with an ellipsis so that it is at most `limit`
+ * UTF-16 code units long (the stricter of the ways a service may count, code points or code units). The cut never
+ * splits an escape sequence or a surrogate pair. Cleaning never lengthens text and shortens it by half at most (CR LF;
+ * a title's collapsed spaces aside), and escaping only lengthens it, so twice the limit of source is all that can
+ * show; the last character of such a slice is dropped, since cleaning may read it otherwise without what followed.
  */
-export function fitText(text: string, limit: number, escape: (text: string) => string = (t) => t): string {
-  const whole = escape(text);
-  if (whole.length <= limit) return whole;
-  const room = limit - ELLIPSIS.length;
-  // The longest source prefix whose escaping fits: escaping only grows text, so its length is monotone in the prefix.
-  let lo = 0;
-  let hi = Math.min(text.length, room);
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (escape(text.slice(0, codePointEnd(text, mid))).length <= room) lo = mid;
-    else hi = mid - 1;
-  }
-  return escape(text.slice(0, codePointEnd(text, lo))) + ELLIPSIS;
+export function fitText(text: string, limit: number, escaping: Escaping = AS_IS, kind: 'text' | 'title' = 'text') {
+  const clean = kind === 'title' ? cleanTitle : cleanText;
+  const sliced = text.length > 2 * limit + 2;
+  let source = clean(sliced ? text.slice(0, 2 * limit + 2) : text);
+  if (sliced) source = source.slice(0, codePointEnd(source, source.length - 1));
+  const escaped = escaping.escape(source.length > limit ? source.slice(0, limit + 1) : source);
+  if (!sliced && source.length <= limit && escaped.length <= limit) return escaped;
+  const end = escaping.unitEnd(escaped, Math.min(escaped.length, limit - ELLIPSIS.length));
+  return escaped.slice(0, codePointEnd(escaped, end)) + ELLIPSIS;
 }
 
 /** The line that says what a channel message left out: "3 more sections not shown". */

@@ -36,6 +36,9 @@ import { renderChannelRequest } from './render-channel.ts';
 import { channelEventId } from './webhook-event.ts';
 
 /** The wait on a 429 that gives no (readable) Retry-After. */
+/** The header a chat post names its delivery with (a webhook's is `webhook-id`). */
+export const DELIVERY_ID_HEADER = 'x-pulse-delivery';
+
 export const DEFAULT_RETRY_AFTER_MS = 1000;
 /** No single wait is longer, whatever a Retry-After asks: a run does not sit for minutes on one channel. */
 export const MAX_WAIT_MS = 60_000;
@@ -194,7 +197,10 @@ async function postOnce(p: Post, attempt: number): Promise<ChannelResponse> {
       now: now(p),
       ...(endpoint.signingSecret !== undefined ? { signingSecret: endpoint.signingSecret } : {}),
     });
-    request = { url: endpoint.url, body: rendered.body, headers: rendered.headers, timeoutMs: channel.timeoutMs };
+    // Chat posts carry their event id too: nothing reads it there but a receiver's log (and the local sinks' checks).
+    const headers =
+      channel.kind === 'webhook' ? rendered.headers : { ...rendered.headers, [DELIVERY_ID_HEADER]: p.eventId };
+    request = { url: endpoint.url, body: rendered.body, headers, timeoutMs: channel.timeoutMs };
   } catch (e) {
     throw new ChannelNotPostedError(`${channelLabel(channel)}: the message was not rendered (${describe(e)})`);
   }

@@ -1,7 +1,8 @@
 /**
  * One channel request from one message: the body (exactly the bytes posted, and signed for webhooks) and its
  * headers, for each channel kind (slack.ts, teams.ts, webhook-event.ts). A webhook without a usable signing secret
- * throws a SigningSecretError (a NotSentError: nothing went out).
+ * throws a SigningSecretError, and one over its promised size a WebhookEventTooLargeError: both NotSentErrors, since
+ * nothing went out. Slack and Teams payloads always fit their channel, so rendering them does not throw.
  */
 import type { ChannelKind } from '../../ports/channels.ts';
 import type { ChannelMessage } from './channel-message.ts';

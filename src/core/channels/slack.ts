@@ -2,7 +2,7 @@
  * A channel message as a Slack incoming-webhook payload (Block Kit): the header, the summary with what changed, the
  * headline figures, the chart, one section per product or key, a "Full report" button and a closing context line.
  * Every block stays within SLACK_LIMITS (Slack refuses the whole message with `invalid_blocks` otherwise): text is cut
- * with an ellipsis, sections beyond the 50-block budget are left out and the context line says how many. Service text
+ * with an ellipsis, sections beyond the block budget are left out and the context line says how many. Service text
  * goes into plain_text objects wherever Block Kit takes them and is escaped where mrkdwn is needed (slack-text.ts).
  */
 import type {
@@ -15,9 +15,9 @@ import type {
   SectionBlock,
 } from '@slack/types';
 import type { ChannelFact, ChannelMessage, ChannelSection } from './channel-message.ts';
-import { cleanText, fitText, nonBlank, notShown, oneLine, webUrl } from './channel-text.ts';
+import { AS_IS, fitText, nonBlank, notShown, webUrl } from './channel-text.ts';
 import { SLACK_LIMITS } from './limits.ts';
-import { escapeMrkdwn } from './slack-text.ts';
+import { MRKDWN } from './slack-text.ts';
 
 export interface SlackPayload {
   /** The notification text (and what a client without blocks shows): mrkdwn, so escaped. */
@@ -32,9 +32,9 @@ export interface SlackPayload {
 const CONTEXT_TEXT = SLACK_LIMITS.fieldText;
 
 /** `:name:` stays as typed: plain_text would otherwise turn service text into emoji. */
-const plain = (text: string, limit: number): PlainTextElement => ({
+const plain = (text: string, limit: number, kind: 'text' | 'title' = 'text'): PlainTextElement => ({
   type: 'plain_text',
-  text: nonBlank(fitText(cleanText(text), limit)),
+  text: nonBlank(fitText(text, limit, AS_IS, kind)),
   emoji: false,
 });
 
@@ -56,16 +56,16 @@ function summaryBlock(message: ChannelMessage): SectionBlock | undefined {
   if (parts.length === 0) return undefined;
   return {
     type: 'section',
-    text: mrkdwn(fitText(cleanText(parts.join('\n')), SLACK_LIMITS.sectionText, escapeMrkdwn)),
+    text: mrkdwn(fitText(parts.join('\n'), SLACK_LIMITS.sectionText, MRKDWN)),
   };
 }
 
 /** The title in bold (a heading's length at most), its line under it, the facts as fields. */
 function sectionBlock(section: ChannelSection): SectionBlock {
-  const title = fitText(oneLine(cleanText(section.title)).trim(), SLACK_LIMITS.headerText - 2, escapeMrkdwn);
+  const title = fitText(section.title, SLACK_LIMITS.headerText - 2, MRKDWN, 'title');
   const heading = title === '' ? '' : `*${title}*`;
   const room = SLACK_LIMITS.sectionText - heading.length - 1;
-  const line = section.text ? fitText(cleanText(section.text), room, escapeMrkdwn) : '';
+  const line = section.text ? fitText(section.text, room, MRKDWN) : '';
   const text = [heading, line].filter((t) => t.trim() !== '').join('\n');
   const facts = fields(section.facts);
   return {
@@ -81,7 +81,7 @@ function imageBlock(image: ChannelMessage['image']): ImageBlock | undefined {
   return {
     type: 'image',
     image_url: url,
-    alt_text: nonBlank(fitText(cleanText(image.alt), SLACK_LIMITS.imageAltText)),
+    alt_text: nonBlank(fitText(image.alt, SLACK_LIMITS.imageAltText)),
   };
 }
 
@@ -101,7 +101,7 @@ function contextBlock(moreSections: string | undefined, dropped: number): Contex
 }
 
 export function renderSlack(message: ChannelMessage): SlackPayload {
-  const head: KnownBlock[] = [{ type: 'header', text: plain(oneLine(message.title), SLACK_LIMITS.headerText) }];
+  const head: KnownBlock[] = [{ type: 'header', text: plain(message.title, SLACK_LIMITS.headerText, 'title') }];
   const summary = summaryBlock(message);
   if (summary) head.push(summary);
   if (message.facts.length > 0) head.push({ type: 'section', fields: fields(message.facts) });
@@ -125,7 +125,7 @@ export function renderSlack(message: ChannelMessage): SlackPayload {
   ];
   const text = message.summary.trim() !== '' ? message.summary : message.title;
   return {
-    text: nonBlank(fitText(cleanText(text), SLACK_LIMITS.text, escapeMrkdwn)),
+    text: nonBlank(fitText(text, SLACK_LIMITS.text, MRKDWN)),
     blocks,
     unfurl_links: false,
     unfurl_media: false,

@@ -8,6 +8,8 @@
  * `=` setext underline, `1.` `1)` numbered items) are escaped there only, so "1.5" and "e-mail" stay as they are.
  */
 
+import type { Escaping } from './channel-text.ts';
+
 const INLINE = /[\\*_`~[\]<>&{}]/g;
 const BLOCK_START = /(^|\n)([ \t]*)([#+=-])/g;
 const NUMBERED_START = /(^|\n)([ \t]*\d+)([.)])(?=[ \t\n]|$)/g;
@@ -16,3 +18,13 @@ const NUMBERED_START = /(^|\n)([ \t]*\d+)([.)])(?=[ \t\n]|$)/g;
 export function escapeCardMarkdown(text: string): string {
   return text.replace(INLINE, '\\$&').replace(BLOCK_START, '$1$2\\$3').replace(NUMBERED_START, '$1$2\\$3');
 }
+
+/** Card markdown escaping for fitText: every backslash of escaped text opens a pair, which a cut must not split. */
+export const CARD_MARKDOWN: Escaping = {
+  escape: escapeCardMarkdown,
+  unitEnd(escaped, end) {
+    let start = end;
+    while (start > 0 && escaped[start - 1] === '\\') start--;
+    return (end - start) % 2 === 1 ? end - 1 : end;
+  },
+};

@@ -11,9 +11,9 @@
  * So a message of many ordinary sections loses sections, never text, while one of a few huge strings loses text.
  */
 import type { ChannelFact, ChannelMessage, ChannelSection } from './channel-message.ts';
-import { cleanText, fitText, nonBlank, notShown, oneLine, webUrl } from './channel-text.ts';
+import { fitText, nonBlank, notShown, webUrl } from './channel-text.ts';
 import { TEAMS_LIMITS } from './limits.ts';
-import { escapeCardMarkdown } from './teams-text.ts';
+import { CARD_MARKDOWN } from './teams-text.ts';
 
 type Element = Record<string, unknown>;
 
@@ -49,12 +49,14 @@ const LEVELS: Level[] = [
 /** Teams documents no limit; the longest URL every browser opens, and short enough for the last level to fit. */
 const URL_MAX = 2048;
 
-const markdown = (text: string, level: Level) => nonBlank(fitText(cleanText(text), level.chars, escapeCardMarkdown));
-const plain = (text: string, level: Level) => nonBlank(fitText(cleanText(text), level.chars));
+type Kind = 'text' | 'title';
+const markdown = (text: string, level: Level, kind: Kind = 'text') =>
+  nonBlank(fitText(text, level.chars, CARD_MARKDOWN, kind));
+const plain = (text: string, level: Level) => nonBlank(fitText(text, level.chars));
 
-const textBlock = (text: string, level: Level, style: Element = {}): Element => ({
+const textBlock = (text: string, level: Level, style: Element = {}, kind: Kind = 'text'): Element => ({
   type: 'TextBlock',
-  text: markdown(text, level),
+  text: markdown(text, level, kind),
   wrap: true,
   ...style,
 });
@@ -77,7 +79,7 @@ function lineBlocks(lines: string[], level: Level): Element[] {
 function head(message: ChannelMessage, level: Level): Element[] {
   const image = message.image && webUrl(message.image.url, URL_MAX);
   return [
-    textBlock(oneLine(message.title), level, { weight: 'Bolder', size: 'Medium', style: 'heading' }),
+    textBlock(message.title, level, { weight: 'Bolder', size: 'Medium', style: 'heading' }, 'title'),
     ...(message.summary.trim() !== '' ? [textBlock(message.summary, level)] : []),
     ...lineBlocks(message.lines, level),
     ...factSet(message.facts, level),
@@ -89,61 +91,65 @@ const container = (section: ChannelSection, level: Level): Element => ({
   type: 'Container',
   separator: true,
   items: [
-    textBlock(oneLine(section.title), level, { weight: 'Bolder' }),
+    textBlock(section.title, level, { weight: 'Bolder' }, 'title'),
     ...(section.text && section.text.trim() !== '' ? [textBlock(section.text, level, { isSubtle: true })] : []),
     ...factSet(section.facts, level),
   ],
 });
 
-/** The card at `level` with its first `kept` sections: each element is built once per level, then only assembled. */
-function cardAt(message: ChannelMessage, level: Level): (kept: number) => TeamsPayload {
-  const top = head(message, level);
-  const containers = message.sections.map((s) => container(s, level));
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/**
+ * The card at `level` with as many sections as fit, or undefined when it does not do (its head takes more than half
+ * the budget and not every section fits after it). The head is measured once; sections are built one by one until
+ * the next would not fit: JSON joins the body's elements with commas after the title, so each adds its bytes and one.
+ */
+function cardAt(message: ChannelMessage, level: Level): TeamsPayload | undefined {
   const link = message.link && webUrl(message.link.url, URL_MAX);
-  const actions = message.link && link ? [{ type: 'Action.OpenUrl', title: plain(message.link.label, level), url: link }] : [];
+  const actions =
+    message.link && link ? [{ type: 'Action.OpenUrl', title: plain(message.link.label, level), url: link }] : [];
   const more = message.moreSections ? [textBlock(message.moreSections, level, { isSubtle: true })] : [];
-  return (kept) => {
-    const dropped = containers.length - kept;
-    const card: TeamsCard = {
-      $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-      type: 'AdaptiveCard',
-      version: TEAMS_LIMITS.cardVersion,
-      body: [
-        ...top,
-        ...containers.slice(0, kept),
-        ...more,
-        ...(dropped > 0 ? [textBlock(notShown(dropped, 'section'), level, { isSubtle: true })] : []),
-      ],
-      actions,
-      msteams: { width: 'Full' },
-    };
-    return {
-      type: 'message',
-      attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card }],
-    };
-  };
-}
-
-const fits = (payload: TeamsPayload, bytes: number) => Buffer.byteLength(JSON.stringify(payload)) <= bytes;
-
-/** The most sections (from the start) that fit, or -1 when not even the head does. */
-function sectionsThatFit(card: (kept: number) => TeamsPayload, sections: number): number {
-  let lo = -1;
-  let hi = sections;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (fits(card(mid), TEAMS_LIMITS.payloadBytes)) lo = mid;
-    else hi = mid - 1;
+  const note = (dropped: number) => textBlock(notShown(dropped, 'section'), level, { isSubtle: true });
+  const envelope = (body: Element[]): TeamsPayload => ({
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        contentUrl: null,
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: TEAMS_LIMITS.cardVersion,
+          body,
+          actions,
+          msteams: { width: 'Full' },
+        },
+      },
+    ],
+  });
+  const top = head(message, level);
+  const all = message.sections.length;
+  let bytes = jsonBytes(envelope([...top, ...more]));
+  const fitsWith = (dropped: number) => bytes + (dropped > 0 ? jsonBytes(note(dropped)) + 1 : 0);
+  const headFitsHalf = fitsWith(all) <= TEAMS_LIMITS.payloadBytes / 2;
+  if (fitsWith(all) > TEAMS_LIMITS.payloadBytes) return undefined;
+  const sections: Element[] = [];
+  for (const section of message.sections) {
+    const element = container(section, level);
+    const added = jsonBytes(element) + 1;
+    if (fitsWith(all - sections.length - 1) + added > TEAMS_LIMITS.payloadBytes) break;
+    sections.push(element);
+    bytes += added;
   }
-  return lo;
+  const dropped = all - sections.length;
+  if (dropped > 0 && (sections.length === 0 || !headFitsHalf)) return undefined;
+  return envelope([...top, ...sections, ...more, ...(dropped > 0 ? [note(dropped)] : [])]);
 }
 
 export function renderTeams(message: ChannelMessage): TeamsPayload {
-  const all = message.sections.length;
   for (const level of LEVELS) {
     const card = cardAt(message, level);
-    const kept = sectionsThatFit(card, all);
-    if (kept === all || (kept >= 1 && fits(card(0), TEAMS_LIMITS.payloadBytes / 2))) return card(kept);
+    if (card) return card;
   }
   // The last level bounds every string and list, so its head and one section always fit.
   throw new Error('a Teams card did not fit at the smallest level');

@@ -2,7 +2,8 @@
  * Standard Webhooks signing (https://www.standardwebhooks.com): `webhook-signature: v1,<base64 HMAC-SHA256 of
  * "<id>.<timestamp>.<body>">`, keyed with the bytes of the `whsec_<base64>` secret. Signed with node:crypto rather
  * than the scheme's `standardwebhooks` package, which would add its own base64 and SHA-256 code to a digest Lambda
- * bundle at 596 of its 600 KB; the package itself verifies these signatures in test/core/channels/webhook-event.test.ts.
+ * bundle at 596 of its 600 KB; the scheme's own library verifies these signatures in the tests
+ * (test/core/channels/webhook-event.test.ts, test/security/hostile-channels.test.ts).
  *
  * A secret that is missing or malformed is a named error, and a NotSentError: nothing went out, so the delivery's
  * claim is released and the next run, after an operator fixed the secret, sends. Neither message quotes the secret.

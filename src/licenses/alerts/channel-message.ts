@@ -2,7 +2,7 @@
  * A recipient's license alerts (or a first run's summary) as a channel message (src/core/channels/): the same view
  * as the email — counts by stage, then the most urgent keys with their usage — and, for webhooks, each shown key
  * as data. A channel message shows at most CHANNEL_KEYS keys (a chat message is read on a phone); the rest is
- * said in one line. The full list is the email's CSV: it has no link a channel could open.
+ * counted in one line (the full list is an email's CSV; nothing a channel could open holds it).
  */
 import type { ChannelMessage } from '../../core/channels/channel-message.ts';
 import type { ShownAlert } from './alert.ts';
@@ -10,7 +10,7 @@ import type { LicenseAlertView } from './alert-email.ts';
 import type { AlertSummary } from './alert-view.ts';
 
 /** Keys a channel message lists, most urgent first. */
-export const CHANNEL_KEYS = 10;
+export const CHANNEL_KEYS = 5;
 
 export function licenseAlertsChannelMessage(
   view: LicenseAlertView,
@@ -36,9 +36,7 @@ export function licenseAlertsChannelMessage(
         ...(r.labels.length > 0 ? [{ label: 'Labels', value: r.labels.map((l) => l.text).join(', ') }] : []),
       ],
     })),
-    ...(left > 0
-      ? { moreSections: `and ${left} more key${left === 1 ? '' : 's'} (all of them in the email's CSV)` }
-      : {}),
+    ...(left > 0 ? { moreSections: `and ${left} more key${left === 1 ? '' : 's'}` } : {}),
     occurredAt: opts.now.toISOString(),
     data: {
       kind: opts.kind,

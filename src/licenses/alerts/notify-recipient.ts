@@ -373,7 +373,8 @@ function alertsView(
   const viewCtx = { today, productName, windowDays: ctx.licenses.usage.windowDays, footer: 'Sent by Pulse' };
   const { summary } = draft;
   const base = alertView(draft.top(), CHANNEL_KEYS, viewCtx, summary);
-  const view = email.kind === 'summary' ? summaryView(base, summary, email.productNames, ctx.licenses.stages) : base;
+  const view =
+    email.kind === 'summary' ? summaryView(base, summary, email.productNames, ctx.licenses.stages, 'a message') : base;
   return { view, today, headline: headlineOf(summary.keys, today, email) };
 }
 

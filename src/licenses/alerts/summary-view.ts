@@ -37,6 +37,8 @@ export function summaryView(
   summary: AlertSummary,
   productNames: string[],
   stages: LicensesConfig['stages'],
+  /** What the recipient gets from now on: "an email" (default), "a message" in a channel. */
+  medium = 'an email',
 ): LicenseAlertView {
   const { keys, alerts } = summary;
   const inTwo = keys === alerts ? '' : ` (${alerts} alerts: some keys are in two stages)`;
@@ -50,7 +52,7 @@ export function summaryView(
     next: {
       title: 'What happens next',
       text:
-        `You get an email only when a key reaches a new stage: ${stagesText(stages)}. ` +
+        `You get ${medium} only when a key reaches a new stage: ${stagesText(stages)}. ` +
         'The keys below are not alerted again for the stage they are in now.',
     },
   };

@@ -1,7 +1,8 @@
 /**
  * What the channel renderer tests hold every payload to, in one place (test/core/channels/*.test.ts and
- * test/security/hostile-channels.test.ts): a sample message, fast-check messages with hostile and huge text, every
+ * test/security/hostile-channels.test.ts): the hostile corpus, fast-check messages with hostile and huge text, every
  * SLACK_LIMITS value, "this mrkdwn / card markdown is inert", and a card read by the official Adaptive Cards library.
+ * The sample messages are in sample-messages.ts, which bench/channels.ts also uses.
  */
 import { createRequire } from 'node:module';
 import type { KnownBlock } from '@slack/types';
@@ -11,26 +12,6 @@ import type { ChannelMessage } from '../../../src/core/channels/channel-message.
 import { SLACK_LIMITS, TEAMS_LIMITS } from '../../../src/core/channels/limits.ts';
 import type { SlackPayload } from '../../../src/core/channels/slack.ts';
 import type { TeamsCard, TeamsPayload } from '../../../src/core/channels/teams.ts';
-
-export const sampleMessage = (over: Partial<ChannelMessage> = {}): ChannelMessage => ({
-  event: 'license.alerts',
-  title: 'License alerts · Example Desktop',
-  summary: '3 license keys need attention in Example Desktop',
-  lines: ['2 keys expire within 7 days', '1 key is over its seat limit'],
-  facts: [
-    { label: 'Keys', value: '3' },
-    { label: 'Clients', value: '1,204' },
-  ],
-  sections: [
-    { title: 'KEY-0001', text: 'expires in 7 days · 12 clients', facts: [{ label: 'Seats', value: '12 of 20' }] },
-    { title: 'KEY-0002', facts: [{ label: 'Seats', value: '25 of 20' }] },
-  ],
-  image: { url: 'https://reports.example.com/charts/keys.png', alt: 'Clients per key, last 30 days' },
-  link: { label: 'Full report', url: 'https://reports.example.com/licenses/2026-11-20.html' },
-  occurredAt: '2026-11-20T08:00:00.000Z',
-  data: { product: 'example-desktop', keys: [{ key: 'KEY-0001', daysLeft: 7 }] },
-  ...over,
-});
 
 /** Code points, the way a service may count. */
 const codePoints = (s: string) => [...s].length;
@@ -161,9 +142,9 @@ export const anyText = fc.oneof(
   fc.constantFrom(...HOSTILE),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)), maxLength: 5 }),
-  fc.tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 4 }), fc.integer({ min: 100, max: 10240 })).map(
-    ([s, n]) => s.repeat(Math.ceil(n / s.length)).slice(0, n),
-  ),
+  fc
+    .tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 4 }), fc.integer({ min: 100, max: 10240 }))
+    .map(([s, n]) => s.repeat(Math.ceil(n / s.length)).slice(0, n)),
 );
 
 const fact = fc.record({ label: anyText, value: anyText });
@@ -182,7 +163,11 @@ export const anyMessage: fc.Arbitrary<ChannelMessage> = fc
     lines: fc.array(anyText, { maxLength: 12 }),
     facts: fc.array(fact, { maxLength: 14 }),
     sections: fc.array(
-      fc.record({ title: anyText, text: fc.option(anyText, { nil: undefined }), facts: fc.array(fact, { maxLength: 12 }) }),
+      fc.record({
+        title: anyText,
+        text: fc.option(anyText, { nil: undefined }),
+        facts: fc.array(fact, { maxLength: 12 }),
+      }),
       { maxLength: 70, size: 'max' },
     ),
     moreSections: fc.option(anyText, { nil: undefined }),

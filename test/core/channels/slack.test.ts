@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { SLACK_LIMITS } from '../../../src/core/channels/limits.ts';
 import { renderSlack } from '../../../src/core/channels/slack.ts';
 import { escapeMrkdwn } from '../../../src/core/channels/slack-text.ts';
-import { anyMessage, expectInertMrkdwn, expectSlackWithinLimits, mrkdwnTexts, sampleMessage } from './channel-checks.ts';
+import { anyMessage, expectInertMrkdwn, expectSlackWithinLimits, mrkdwnTexts } from './channel-checks.ts';
+import { sampleMessage } from './sample-messages.ts';
 
 const ofType = <T extends KnownBlock['type']>(blocks: KnownBlock[], type: T) =>
   blocks.filter((b): b is Extract<KnownBlock, { type: T }> => b.type === type);
@@ -60,7 +61,9 @@ describe('renderSlack', () => {
         },
       ],
     });
-    expect((context as ContextBlock).elements).toEqual([{ type: 'plain_text', text: 'and 41 more keys', emoji: false }]);
+    expect((context as ContextBlock).elements).toEqual([
+      { type: 'plain_text', text: 'and 41 more keys', emoji: false },
+    ]);
     expect(p.text).toBe('3 license keys need attention in Example Desktop');
     expect(p).toMatchObject({ unfurl_links: false, unfurl_media: false });
     expectSlackWithinLimits(p);
@@ -117,7 +120,12 @@ describe('renderSlack', () => {
   it('turns mentions, links and formatting in service text into text', () => {
     const hostile = '<!channel> <@U123> <https://evil.example|click> *b* _i_ ~s~ `c` & > x';
     const p = renderSlack(
-      sampleMessage({ title: hostile, summary: hostile, lines: [hostile], sections: [{ title: hostile, text: `> ${hostile}`, facts: [] }] }),
+      sampleMessage({
+        title: hostile,
+        summary: hostile,
+        lines: [hostile],
+        sections: [{ title: hostile, text: `> ${hostile}`, facts: [] }],
+      }),
     );
     for (const t of mrkdwnTexts(p)) expectInertMrkdwn(t);
     expect(ofType(p.blocks, 'section')[0]!.text!.text).toContain(

@@ -9,14 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { TEAMS_LIMITS } from '../../../src/core/channels/limits.ts';
 import { renderTeams } from '../../../src/core/channels/teams.ts';
 import { escapeCardMarkdown } from '../../../src/core/channels/teams-text.ts';
-import {
-  anyMessage,
-  cardMarkdown,
-  expectInertCardMarkdown,
-  expectTeamsValid,
-  parseCard,
-  sampleMessage,
-} from './channel-checks.ts';
+import { anyMessage, cardMarkdown, expectInertCardMarkdown, expectTeamsValid, parseCard } from './channel-checks.ts';
+import { hugeMessage, sampleMessage } from './sample-messages.ts';
 
 const bodyOf = (m = sampleMessage()) => renderTeams(m).attachments[0].content.body as Record<string, unknown>[];
 const bytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x));
@@ -81,8 +75,8 @@ describe('renderTeams', () => {
   });
 
   it('uses only elements and properties the Adaptive Cards library knows: they survive its parse and toJSON', () => {
-    const { msteams: _hostOnly, ...card } = renderTeams(sampleMessage({ moreSections: 'and 41 more keys' })).attachments[0]
-      .content;
+    const { msteams: _hostOnly, ...card } = renderTeams(sampleMessage({ moreSections: 'and 41 more keys' }))
+      .attachments[0].content;
     expect(parseCard(card as never).json).toEqual(card);
   });
 
@@ -94,7 +88,14 @@ describe('renderTeams', () => {
     expect(escapeCardMarkdown('# h\n- a\n + b\n1. one\n2) two\n===\n1.5 e-mail')).toBe(
       '\\# h\n\\- a\n \\+ b\n1\\. one\n2\\) two\n\\===\n1.5 e-mail',
     );
-    const body = bodyOf(sampleMessage({ title: hostile, summary: hostile, lines: [hostile], facts: [{ label: hostile, value: hostile }] }));
+    const body = bodyOf(
+      sampleMessage({
+        title: hostile,
+        summary: hostile,
+        lines: [hostile],
+        facts: [{ label: hostile, value: hostile }],
+      }),
+    );
     for (const text of cardMarkdown(body)) expectInertCardMarkdown(text);
   });
 
@@ -124,18 +125,7 @@ describe('renderTeams', () => {
   });
 
   it('fits 10 KB strings in every field within the payload limit and parses cleanly', () => {
-    const big = (c: string) => c.repeat(10 * 1024);
-    const fact = { label: big('l'), value: big('v') };
-    const m = sampleMessage({
-      title: big('t'),
-      summary: big('s'),
-      lines: Array.from({ length: 20 }, () => big('<')),
-      facts: Array.from({ length: 20 }, () => fact),
-      sections: Array.from({ length: 30 }, () => ({ title: big('*'), text: big('ש'), facts: [fact, fact] })),
-      moreSections: big('m'),
-      image: { url: 'https://reports.example.com/c.png', alt: big('a') },
-      link: { label: big('b'), url: 'https://reports.example.com/r.html' },
-    });
+    const m = hugeMessage();
     const p = renderTeams(m);
     expectTeamsValid(p);
     const body = bodyOf(m);

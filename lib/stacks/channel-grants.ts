@@ -1,0 +1,65 @@
+/**
+ * Which channel secrets each function may read, from the config: the Secrets Manager secrets of the channels its job
+ * posts to and nothing else, so the function that tells an owner of a bounce cannot read a digest channel's webhook
+ * URL. A channel whose secret comes from the environment gets no grant: the functions' environment holds no channel
+ * secret, so the stack warns instead. No AWS CDK import, like grants.ts: the tests check these directly.
+ */
+import type { ChannelConfig, PulseConfig } from '../../src/config/schema.ts';
+
+/** The functions that post to channels, by PULSE_JOB. */
+export const CHANNEL_POSTERS = ['digest', 'license-alerts', 'license-report', 'mail-events'] as const;
+export type ChannelPoster = (typeof CHANNEL_POSTERS)[number];
+
+/**
+ * The ids of the channels a function posts to: its deliveries' channels, and the notice channels, since every poster
+ * sends owner notices (the digest: a held digest, an unknown delivery; the license jobs: an unknown delivery; the
+ * mail events: a bounce or complaint, and nothing else).
+ */
+export function channelIdsPostedBy(config: PulseConfig, fn: ChannelPoster): string[] {
+  const deliveries: Record<ChannelPoster, () => string[]> = {
+    digest: () => config.digests.flatMap((d) => d.channels),
+    'license-alerts': () => (config.licenses?.routing ?? []).flatMap((r) => r.channels),
+    'license-report': () => config.licenses?.report?.channels ?? [],
+    'mail-events': () => [],
+  };
+  return [...new Set([...deliveries[fn](), ...(config.notices?.channels ?? [])])];
+}
+
+export function channelsPostedBy(config: PulseConfig, fn: ChannelPoster): ChannelConfig[] {
+  const ids = new Set(channelIdsPostedBy(config, fn));
+  return config.channels.filter((c) => ids.has(c.id));
+}
+
+/** A secret id that would make the grant a wildcard (deploy only: lib/deploy-config.ts). */
+export class UngrantableSecretIdError extends Error {
+  override name = 'UngrantableSecretIdError';
+}
+
+/**
+ * The Secrets Manager secret ids of `channels` (as the config names them, each once); env-sourced ones have none.
+ * Secret names never hold `*` or `?`, which in a grant would reach other secrets: such an id is refused.
+ */
+export function channelSecretIds(channels: readonly ChannelConfig[]): string[] {
+  const ids = new Set<string>();
+  for (const { id, secret } of channels) {
+    if (secret.source !== 'secretsManager') continue;
+    if (/[*?]/.test(secret.secretId))
+      throw new UngrantableSecretIdError(
+        `channels ${id}: secret.secretId ${JSON.stringify(secret.secretId)} holds * or ?, which no secret's name ` +
+          "does; in the functions' rights it would match other secrets: give the secret's name or ARN",
+      );
+    ids.add(secret.secretId);
+  }
+  return [...ids];
+}
+
+/** The synth warning of channels the functions post to whose secret is meant to come from the environment. */
+export function channelSecretsFromEnvWarning(ids: readonly string[]): string {
+  const [channel, secret, it] =
+    ids.length === 1 ? ['Channel', 'its secret comes', 'it'] : ['Channels', 'their secrets come', 'them'];
+  return (
+    `${channel} ${ids.join(', ')}: ${secret} from the environment (secret.source "env"), but no function's ` +
+    `environment holds a channel secret, so every post to ${it} fails in AWS ("not set"). Give each a Secrets Manager secret: ` +
+    '"secret": { "source": "secretsManager", "secretId": "<name or ARN>" }; the functions may then read that secret.'
+  );
+}
