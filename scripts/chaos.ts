@@ -463,9 +463,9 @@ Slack, Teams and webhook channels in the same work directory).
   .join(', ')}
 - Channel posts the sinks took: ${postsOf('slack')} Slack, ${postsOf('teams')} Teams, ${postsOf('webhook')} webhook
   (${webhookIds.size} distinct webhook events: ${postsOf('webhook') - webhookIds.size} redeliveries under the same id)
-- Chat posts the channel took whose delivery the ledger holds as unknown (a \`timeout\` or \`drop\`: taken, never
-  answered; or a 5xx answer): ${stats.chatUnknownPosted}, none posted again; chat ledger records left unknown at the
-  epochs' ends: ${stats.chatUnknownRecords} (a license alert batch counts one per alert); webhook deliveries still
+- Chat posts taken but unknown to Pulse: **${stats.chatUnknownPosted}**, none posted again (a \`timeout\` or \`drop\`:
+  the channel took the post and never answered; the ledger holds it as unknown); chat ledger records left unknown at
+  the epochs' ends: ${stats.chatUnknownRecords} (a license alert batch counts one per alert); webhook deliveries still
   claimed by a killed run at an epoch's end (lease not over, taken over after it): ${stats.webhookPending}
 - Invariant violations: **${state.violations.length}**
 

@@ -59,7 +59,8 @@ export function channelSecretsFromEnvWarning(ids: readonly string[]): string {
     ids.length === 1 ? ['Channel', 'its secret comes', 'it'] : ['Channels', 'their secrets come', 'them'];
   return (
     `${channel} ${ids.join(', ')}: ${secret} from the environment (secret.source "env"), but no function's ` +
-    `environment holds a channel secret, so every post to ${it} fails in AWS ("not set"). Give each a Secrets Manager secret: ` +
-    '"secret": { "source": "secretsManager", "secretId": "<name or ARN>" }; the functions may then read that secret.'
+    `environment holds a channel secret, so every post to ${it} fails in AWS ("not set"). Give each a Secrets ` +
+    'Manager secret: "secret": { "source": "secretsManager", "secretId": "<name or ARN>" }; the functions may then ' +
+    'read that secret.'
   );
 }

@@ -1,4 +1,5 @@
 /** `pulse licenses [alerts]`: license key alerts, once per key, stage and recipient (see docs/licenses.md "License alerts"). */
+import { channelIdOf } from '../core/channels/channel-targets.ts';
 import { recipientTable } from '../licenses/alerts/recipient-table.ts';
 import { type LicenseAlertResult, runLicenseAlerts } from '../licenses/alerts/run-license-alerts.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
@@ -71,10 +72,15 @@ export async function licensesAlertsCommand(args: string[], io: CliIo): Promise<
 function dryRunLines(result: LicenseAlertResult): string[] {
   const { counts, recipients } = result;
   if (recipients.length === 0) return ['Nothing would be sent: no alert is due.'];
-  const emails = recipients.length;
+  const posts = recipients.filter((r) => channelIdOf(r.address) !== undefined).length;
+  const emails = recipients.length - posts;
   const summaries = counts.summaries;
+  const messages = [
+    ...(emails > 0 ? [`${emails} email${emails === 1 ? '' : 's'}`] : []),
+    ...(posts > 0 ? [`${posts} channel message${posts === 1 ? '' : 's'}`] : []),
+  ].join(' and ');
   const lines = [
-    `Would send ${emails} email${emails === 1 ? '' : 's'} with ${counts.alertsSent} alert${counts.alertsSent === 1 ? '' : 's'}` +
+    `Would send ${messages} with ${counts.alertsSent} alert${counts.alertsSent === 1 ? '' : 's'}` +
       (summaries > 0
         ? ` (${summaries} first-run summar${summaries === 1 ? 'y' : 'ies'}: see licenses.firstRun):`
         : ':'),

@@ -116,7 +116,8 @@ describe('a config naming products the bundled example does not have', () => {
     const r = await pulseMain(['digest', '--local', '--config', config, '--work-dir', workDir]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^digest: ok \(sent 2,/);
+    // Two recipients and the example's three channels (a Slack, a Teams and a webhook channel).
+    expect(r.stdout).toMatch(/^digest: ok \(sent 5,/);
     const outbox = join(workDir, 'outbox');
     const pages = (await readdir(outbox)).filter((f) => f.endsWith('.html'));
     expect(pages).toHaveLength(3); // two recipients and the full report

@@ -88,7 +88,7 @@ describe('the stack with channels', () => {
     },
   );
 
-  it('a complete ARN is granted as given, a partial one with the suffix, a name in the stack’s account and region', () => {
+  it('a complete ARN is granted as given, a partial one with the suffix, a name in the stack’s region', () => {
     expect(channelSecretsOf(template, 'digest')).toContain(CHANNEL_SECRETS['board-teams'].secretId);
     expect(channelSecretsOf(template, 'license-alerts')).toContain(`${CHANNEL_SECRETS['trial-slack'].secretId}-??????`);
     expect(channelSecretsOf(template, 'mail-events')).toEqual([`${BY_NAME}pulse/channels/ops-notices-??????`]);

@@ -56,13 +56,25 @@ async function outboxStages(workDir: string): Promise<Record<string, Record<stri
   return out;
 }
 
+/** The stages of the license alerts events a webhook channel of the local sinks received. */
+async function webhookStages(workDir: string, channel: string): Promise<Record<string, number>> {
+  const dir = join(workDir, 'outbox', 'channels', channel);
+  const out: Record<string, number> = {};
+  for (const file of (await readdir(dir)).filter((f) => f.endsWith('-license.alerts.json'))) {
+    const { payload } = JSON.parse(await readFile(join(dir, file), 'utf8'));
+    for (const [stage, n] of Object.entries(payload.data.byStage as Record<string, number>))
+      out[stage] = (out[stage] ?? 0) + n;
+  }
+  return out;
+}
+
 it('the dry run table holds exactly what the run then sends, per recipient and stage', async () => {
   const workDir = join(tmp, 'table');
   const dry = await pulseMain('licenses', 'alerts', '--local', '--work-dir', workDir, '--dry-run');
   expect(dry.stderr).toBe('');
   expect(dry.code).toBe(0);
   expect(dry.stdout).toMatch(
-    /^Would send 3 emails with \d+ alerts \(3 first-run summaries: see licenses\.firstRun\):$/m,
+    /^Would send 3 emails and 3 channel messages with \d+ alerts \(6 first-run summaries: see licenses\.firstRun\):$/m,
   );
   const { rows, total, stages } = tableRows(dry.stdout);
   // Stage columns in lifecycle order; rows by alerts, then address.
@@ -84,7 +96,12 @@ it('the dry run table holds exactly what the run then sends, per recipient and s
   expect(result.recipients).toEqual(rows);
   expect(result.counts.alertsSent).toBe(total.alerts);
   expect(result.counts.emails).toBe(rows.length);
-  expect(await outboxStages(workDir)).toEqual(Object.fromEntries(rows.map((r) => [r.address, r.stages])));
+  const emailRows = rows.filter((r) => !r.address.startsWith('channel:'));
+  expect(await outboxStages(workDir)).toEqual(Object.fromEntries(emailRows.map((r) => [r.address, r.stages])));
+  // The webhook channel's event carries its stages as data: the same as its row.
+  expect(await webhookStages(workDir, 'pulse-events')).toEqual(
+    rows.find((r) => r.address === 'channel:pulse-events')?.stages,
+  );
 
   const after = await pulseMain('licenses', '--local', '--work-dir', workDir, '--dry-run');
   expect(after.stdout).toMatch(/^Nothing would be sent: no alert is due\.$/m);
