@@ -187,6 +187,7 @@ describe('pulse archive --local killed mid-run', () => {
     const digest = await runPulse(['digest', '--local', '--work-dir', workDir, '--config', config, '--json'], env());
     expect(digest.stderr).not.toMatch(STACK_FRAME);
     expect(digest.code, digest.stderr).toBe(0);
-    expect(JSON.parse(digest.stdout)).toMatchObject({ job: 'digest', ok: true, counts: { sent: 2 } });
+    // Two emails and the example's three channel posts.
+    expect(JSON.parse(digest.stdout)).toMatchObject({ job: 'digest', ok: true, counts: { sent: 5 } });
   }, 240_000);
 });

@@ -66,7 +66,8 @@ describe('pulse digest --local', () => {
     expect(first.code).toBe(0);
     const result = jsonResult(first.stdout);
     expect(Object.keys(result).sort()).toEqual(['counts', 'errors', 'job', 'ok', 'outputs']);
-    expect(result).toMatchObject({ job: 'digest', ok: true, counts: { sent: 2, skippedAlreadySent: 0, held: 0 } });
+    // Two emails and the example's three channels.
+    expect(result).toMatchObject({ job: 'digest', ok: true, counts: { sent: 5, skippedAlreadySent: 0, held: 0 } });
     expect(result.errors).toEqual([]);
     const week = lastCompleteIsoWeek(new Date(), 'UTC').isoWeek;
     expect(result.outputs).toContain(`pulse/digests/exec-weekly/${week}/index.html`);
@@ -81,7 +82,7 @@ describe('pulse digest --local', () => {
 
     const second = await pulse('digest', '--local', '--work-dir', workDir, '--config', utcConfig, '--json');
     expect(second.code).toBe(0);
-    expect(jsonResult(second.stdout)).toMatchObject({ ok: true, counts: { sent: 0, skippedAlreadySent: 2, held: 0 } });
+    expect(jsonResult(second.stdout)).toMatchObject({ ok: true, counts: { sent: 0, skippedAlreadySent: 5, held: 0 } });
     expect(await emlFiles(join(workDir, 'outbox'))).toEqual(sent);
   });
 
@@ -137,12 +138,15 @@ describe('pulse start', () => {
     // service's UTC days, and the digest is held (by design) — the only hour-dependent outcome in this file.
     const weekOver = lastCompleteIsoWeek(now, 'Europe/Berlin').stop < now.toISOString().slice(0, 10);
     expect(r.code).toBe(weekOver ? 0 : 1);
-    expect(r.stdout).toMatch(weekOver ? /^digest: ok \(sent 2, skippedAlreadySent 0, held 0/ : /digest: NOT ok/);
-    expect(r.stdout).toContain(`Emails and each digest's full report: ${workDir}/outbox/  ·  archive: ${workDir}/s3/`);
+    expect(r.stdout).toMatch(weekOver ? /^digest: ok \(sent 5, skippedAlreadySent 0, held 0/ : /digest: NOT ok/);
+    expect(r.stdout).toContain(
+      `Emails, channel messages (outbox/channels/) and each digest's full report: ${workDir}/outbox/  ·  archive: ${workDir}/s3/`,
+    );
     // The outbox holds the license alerts too (test/cli/licenses-command.test.ts checks those).
     const raws = await Promise.all(
       (await emlFiles(join(workDir, 'outbox'))).map((f) => readFile(join(workDir, 'outbox', f), 'utf8')),
     );
-    expect(raws.filter((raw) => !/^X-Pulse-License-Alerts:/im.test(raw))).toHaveLength(weekOver ? 2 : 1);
+    // Besides the alerts: the two digests (or the held notice) and the weekly license report.
+    expect(raws.filter((raw) => !/^X-Pulse-License-Alerts:/im.test(raw))).toHaveLength(weekOver ? 3 : 2);
   }, 120_000); // the whole weekly cycle: about 25 s on a loaded 2-CPU machine
 });

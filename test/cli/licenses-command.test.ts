@@ -100,8 +100,8 @@ describe('pulse start', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.job)).toEqual(['digest', 'archive', 'license-alerts']);
-    expect(lines[2]).toMatchObject({ ok: true, counts: { emails: 3 } });
+    expect(lines.map((l) => l.job)).toEqual(['digest', 'archive', 'license-alerts', 'license-report']);
+    expect(lines[2]).toMatchObject({ ok: true, counts: { emails: 3, posts: 3 } });
     expect(await licenseMails(workDir)).toHaveLength(3);
 
     const second = await pulse('start', '--work-dir', workDir, '--json');

@@ -41,7 +41,8 @@ describe('pulse licenses report --local', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     const result = jsonResult(first.stdout);
-    expect(result).toMatchObject({ job: 'license-report', ok: true, counts: { sent: 1, snapshotsWritten: 2 } });
+    // The owner's email and the example's three channels.
+    expect(result).toMatchObject({ job: 'license-report', ok: true, counts: { sent: 4, snapshotsWritten: 2 } });
     expect(result.counts.keys).toBeGreaterThan(0);
     const date = week.stop;
     for (const product of ['12345678901', '9876543210']) {
@@ -57,7 +58,7 @@ describe('pulse licenses report --local', () => {
     const second = await pulse('licenses', 'report', '--local', '--work-dir', workDir, '--config', utcConfig, '--json');
     expect(second.code).toBe(0);
     expect(jsonResult(second.stdout)).toMatchObject({
-      counts: { sent: 0, skippedAlreadySent: 1, snapshotsWritten: 0 },
+      counts: { sent: 0, skippedAlreadySent: 4, snapshotsWritten: 0 },
     });
     expect(await emlFiles(join(workDir, 'outbox'))).toHaveLength(1);
   }, 60_000);

@@ -47,7 +47,7 @@ describe('a local bounce, end to end', () => {
     expect(first.code).toBe(0);
     const [digest, events, ...more] = jsonLines(first.stdout);
     expect(more).toEqual([]);
-    expect(digest).toMatchObject({ job: 'digest', ok: true, counts: { sent: 2 } });
+    expect(digest).toMatchObject({ job: 'digest', ok: true, counts: { sent: 5 } });
     expect(events).toMatchObject({
       job: 'mail-events',
       ok: true,
@@ -56,7 +56,7 @@ describe('a local bounce, end to end', () => {
 
     const next = await pulseMain(['digest', ...local, '--week', lastWeek], bounce);
     expect(next.code).toBe(1);
-    expect(next.stdout).toMatch(/^digest: NOT ok \(sent 1, .*suppressed 1\)$/m);
+    expect(next.stdout).toMatch(/^digest: NOT ok \(sent 4, .*suppressed 1\)$/m);
     expect(next.stderr).toContain(`error: exec-weekly ${lastWeek} to ${CPO}: suppressed: ${CPO} is suppressed since `);
     expect(next.stderr).toContain(`run \`pulse mail clear-suppression ${CPO}\``);
 

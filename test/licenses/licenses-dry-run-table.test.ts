@@ -95,7 +95,7 @@ it('the dry run table holds exactly what the run then sends, per recipient and s
   const result = JSON.parse(real.stdout);
   expect(result.recipients).toEqual(rows);
   expect(result.counts.alertsSent).toBe(total.alerts);
-  expect(result.counts.emails).toBe(rows.length);
+  expect(result.counts.emails + result.counts.posts).toBe(rows.length);
   const emailRows = rows.filter((r) => !r.address.startsWith('channel:'));
   expect(await outboxStages(workDir)).toEqual(Object.fromEntries(emailRows.map((r) => [r.address, r.stages])));
   // The webhook channel's event carries its stages as data: the same as its row.

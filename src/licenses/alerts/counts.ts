@@ -26,7 +26,9 @@ export type LicenseAlertCounts = {
   alertsConfirmed: number;
   /** Emails sent (alert emails and first-run summaries). */
   emails: number;
-  /** Of those, first-run summaries (`licenses.firstRun: "summary"`; in a dry run: that would be sent). */
+  /** Channel messages posted (Slack, Teams, webhooks), one per route channel like an email per recipient. */
+  posts: number;
+  /** Of the emails and posts, first-run summaries (`licenses.firstRun: "summary"`; in a dry run: that would be sent). */
   summaries: number;
   /** Alerts listed in those summaries, recorded as seen (counted in `alertsSent` too). */
   alertsInSummaries: number;
@@ -52,6 +54,7 @@ export const emptyLicenseAlertCounts = (): LicenseAlertCounts => ({
   alertsUnknown: 0,
   alertsConfirmed: 0,
   emails: 0,
+  posts: 0,
   summaries: 0,
   alertsInSummaries: 0,
   failed: 0,
@@ -71,6 +74,9 @@ export const EMAIL_COUNTERS: OutcomeCounters = {
   unknown: 'unknown',
   suppressed: 'suppressed',
 };
+
+/** How one channel message's outcome counts: like an email's, but posted. */
+export const POST_COUNTERS: OutcomeCounters = { ...EMAIL_COUNTERS, sent: 'posts' };
 
 export function addTo(result: JobResult<LicenseAlertCounts>, name: string, n = 1): void {
   result.counts[name] = (result.counts[name] ?? 0) + n;

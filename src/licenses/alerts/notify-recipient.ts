@@ -42,7 +42,7 @@ import { AlertEmailDraft } from './alert-email-draft.ts';
 import { type RecipientSpool, spooledAlerts } from './alert-spool.ts';
 import { type AlertSummary, alertView, type ViewContext } from './alert-view.ts';
 import { CHANNEL_KEYS, licenseAlertsChannelMessage } from './channel-message.ts';
-import { addTo, EMAIL_COUNTERS, type LicenseAlertResult, recipientCount } from './counts.ts';
+import { addTo, EMAIL_COUNTERS, type LicenseAlertResult, POST_COUNTERS, recipientCount } from './counts.ts';
 import { labelsOf } from './labels.ts';
 import type { LicenseRecipient } from './routing.ts';
 import { byLifecycle } from './stage.ts';
@@ -157,7 +157,7 @@ export async function notifyRecipient(
       })
     : await sendClaimed(ctx.ports, draft.ledgerKeys(), messageFor(ctx, recipient, draft, productName, email));
   const to = targetLabel(address, ctx.config.channels);
-  tallyDelivery(result, delivery, `license alerts to ${to} (${summary.alerts} alerts)`, EMAIL_COUNTERS);
+  tallyDelivery(result, delivery, `license alerts to ${to} (${summary.alerts} alerts)`, channel ? POST_COUNTERS : EMAIL_COUNTERS);
   if (delivery.outcome === 'sent' || delivery.outcome === 'sentUnconfirmed') {
     count(result, summary, address, email);
     result.outputs.push(`told ${label}: ${describe(summary)}`);
