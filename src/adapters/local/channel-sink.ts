@@ -204,8 +204,8 @@ async function writeAtomically(path: string, data: string): Promise<void> {
 export async function startChannelSink(opts: ChannelSinkOptions): Promise<ChannelSink> {
   const { outboxDir, logger } = opts;
   const clock = opts.clock ?? systemClock;
+  // Made with the first message a channel takes: a run that posts nothing leaves the outbox as it was.
   const channelsDir = join(outboxDir, 'channels');
-  await mkdir(channelsDir, { recursive: true });
   const faults = new ChannelFaults(opts.faults);
   const received: ReceivedPost[] = [];
   /** Webhook ids each channel has delivered. */
