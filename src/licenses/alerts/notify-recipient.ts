@@ -10,18 +10,13 @@
  * differ (summary-view.ts).
  */
 
-import { forEachWithConcurrency, mapWithConcurrency, type ReportingClient } from '../../client/index.ts';
-import type { ChannelConfig } from '../../config/channels-schema.ts';
-import type { LicensesConfig, PulseConfig } from '../../config/schema.ts';
+import { forEachWithConcurrency, mapWithConcurrency } from '../../client/index.ts';
 import { localDateTime } from '../../core/calendar.ts';
-import { channelIdOf, channelLabel, targetLabel } from '../../core/channels/channel-targets.ts';
-import { channelSend } from '../../core/channels/deliver-to-channel.ts';
+import { channelLabel, targetLabel } from '../../core/channels/channel-targets.ts';
 import { noticeChannelsOf } from '../../core/channels/notice-channels.ts';
 import {
   confirmUnknown,
-  type DeliveryPorts,
   LEDGER_CALLS_IN_FLIGHT,
-  type Send,
   sendClaimed,
   settleSend,
   suppressionOf,
@@ -29,25 +24,22 @@ import {
 import { licenseAlertsLabel } from '../../core/delivery/delivery-label.ts';
 import { tallyDelivery } from '../../core/delivery/delivery-tally.ts';
 import { noticeUnknownDelivery } from '../../core/delivery/unknown-delivery-notice.ts';
-import type { ScratchDir } from '../../core/spill-file.ts';
-import type { ChannelPorts } from '../../ports/channels.ts';
-import type { Clock } from '../../ports/clock.ts';
-import type { Ledger } from '../../ports/ledger.ts';
 import type { MailMessage } from '../../ports/mailer.ts';
-import { NotSentError } from '../../ports/not-sent.ts';
 import { type Alert, keyIdOf, type ShownAlert } from './alert.ts';
 import type { LicenseAlertView } from './alert-email.ts';
 import { renderLicenseAlertEmail } from './alert-email.ts';
 import { AlertEmailDraft } from './alert-email-draft.ts';
 import { type RecipientSpool, spooledAlerts } from './alert-spool.ts';
 import { type AlertSummary, alertView, type ViewContext } from './alert-view.ts';
-import { CHANNEL_KEYS, licenseAlertsChannelMessage } from './channel-message.ts';
+import { channelOf, postFor } from './channel-post.ts';
 import { addTo, EMAIL_COUNTERS, type LicenseAlertResult, POST_COUNTERS, recipientCount } from './counts.ts';
+import { headlineOf } from './headline.ts';
 import { labelsOf } from './labels.ts';
 import type { LicenseRecipient } from './routing.ts';
+import type { EmailKind, RunContext } from './run-context.ts';
 import { byLifecycle } from './stage.ts';
 import { summaryView } from './summary-view.ts';
-import { fetchUsage, type KeyUsage, type UsageWindows } from './usage.ts';
+import { fetchUsage, type KeyUsage } from './usage.ts';
 
 /** Gmail clips HTML above 102 KB; the email stays below this with room for headers. */
 export const MAX_HTML_BYTES = 100_000;
@@ -59,31 +51,6 @@ async function inBatches<T>(alerts: Alert[], call: (a: Alert) => Promise<T>): Pr
   const answers = await mapWithConcurrency(alerts, LEDGER_CALLS_IN_FLIGHT, call);
   return answers.map((answer, i): [Alert, T] => [alerts[i]!, answer]);
 }
-
-export interface RunContext {
-  config: PulseConfig;
-  licenses: LicensesConfig;
-  ports: DeliveryPorts & {
-    client: Pick<ReportingClient, 'dateRangeReport'>;
-    ledger: Ledger;
-    clock: Clock;
-    channels?: ChannelPorts;
-  };
-  now: Date;
-  windows: UsageWindows;
-  /** Where the drafts keep their CSV lines and ledger keys. */
-  scratch: ScratchDir;
-  dryRun: boolean;
-  /**
-   * Alerts whose earlier email's outcome is unknown, after a person checked the mail server's log: `resend` sends
-   * them again, `confirm` records them as delivered without sending. Default: report them and tell the owner once.
-   */
-  unknownDeliveries: 'resend' | 'confirm' | undefined;
-  result: LicenseAlertResult;
-}
-
-/** Which email a spool becomes: the alerts, or a first run's summary of the named products. */
-export type EmailKind = { kind: 'alerts' } | { kind: 'summary'; productNames: string[] };
 
 /** The unknown alerts met, and per email (the recipient's local date of its claims) what the owner is told. */
 interface UnknownTally {
@@ -157,7 +124,12 @@ export async function notifyRecipient(
       })
     : await sendClaimed(ctx.ports, draft.ledgerKeys(), messageFor(ctx, recipient, draft, productName, email));
   const to = targetLabel(address, ctx.config.channels);
-  tallyDelivery(result, delivery, `license alerts to ${to} (${summary.alerts} alerts)`, channel ? POST_COUNTERS : EMAIL_COUNTERS);
+  tallyDelivery(
+    result,
+    delivery,
+    `license alerts to ${to} (${summary.alerts} alerts)`,
+    channel ? POST_COUNTERS : EMAIL_COUNTERS,
+  );
   if (delivery.outcome === 'sent' || delivery.outcome === 'sentUnconfirmed') {
     count(result, summary, address, email);
     result.outputs.push(`told ${label}: ${describe(summary)}`);
@@ -329,60 +301,6 @@ export function renderFitting(
     rendered = render(limit);
   }
   return { rendered, limit };
-}
-
-/** The configured channel a routed "address" names (`channel:<id>`); undefined for an email address. */
-function channelOf(ctx: RunContext, address: string): ChannelConfig | undefined {
-  const id = channelIdOf(address);
-  return id === undefined ? undefined : ctx.config.channels.find((c) => c.id === id);
-}
-
-/** The send of a channel's alerts message: the same view as the email, as channel-message.ts shapes it. */
-function postFor(
-  ctx: RunContext,
-  channel: ChannelConfig,
-  recipient: LicenseRecipient,
-  draft: AlertEmailDraft,
-  productName: (id: string) => string,
-  email: EmailKind,
-): Send {
-  const ports = ctx.ports.channels;
-  if (!ports) {
-    return () => Promise.reject(new NotSentError(`${channelLabel(channel)}: no channels in this runtime`));
-  }
-  const { view, headline, today } = alertsView(ctx, recipient, draft, productName, email);
-  const message = licenseAlertsChannelMessage(view, draft.top(), draft.summary, {
-    headline,
-    date: today,
-    kind: email.kind,
-    now: ctx.now,
-  });
-  // One key names the post (its webhook id): the first claim, which only this message holds.
-  return channelSend({ ...ctx.ports, channels: ports }, channel, message, { key: draft.firstClaim! });
-}
-
-/** The view of a recipient's alerts (or first-run summary) for a channel, and its one-line headline. */
-function alertsView(
-  ctx: RunContext,
-  recipient: LicenseRecipient,
-  draft: AlertEmailDraft,
-  productName: (id: string) => string,
-  email: EmailKind,
-) {
-  const today = localDateTime(ctx.now, recipient.timeZone).date;
-  const viewCtx = { today, productName, windowDays: ctx.licenses.usage.windowDays, footer: 'Sent by Pulse' };
-  const { summary } = draft;
-  const base = alertView(draft.top(), CHANNEL_KEYS, viewCtx, summary);
-  const view =
-    email.kind === 'summary' ? summaryView(base, summary, email.productNames, ctx.licenses.stages, 'a message') : base;
-  return { view, today, headline: headlineOf(summary.keys, today, email) };
-}
-
-function headlineOf(keys: number, today: string, email: EmailKind): string {
-  const keysText = `${keys} key${keys === 1 ? '' : 's'}`;
-  return email.kind === 'summary'
-    ? `License alerts start: ${keysText} already in an alert stage (${today})`
-    : `License alerts: ${keysText} need${keys === 1 ? 's' : ''} action (${today})`;
 }
 
 function messageFor(

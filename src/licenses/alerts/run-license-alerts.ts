@@ -25,8 +25,9 @@ import { AlertSpool, type RecipientSpool } from './alert-spool.ts';
 import { addTo, emptyLicenseAlertCounts, type LicenseAlertResult, ordered } from './counts.ts';
 import { evaluator } from './evaluate.ts';
 import { FirstRuns } from './first-run.ts';
-import { type EmailKind, notifyRecipient } from './notify-recipient.ts';
+import { notifyRecipient } from './notify-recipient.ts';
 import { type LicenseRecipient, recipientsOf, withChannelRecipients } from './routing.ts';
+import type { EmailKind } from './run-context.ts';
 import { usageWindows } from './usage.ts';
 
 export interface LicenseAlertPorts {
