@@ -139,6 +139,17 @@ function testChannels(origin: string, closedOrigin: string): TestChannel[] {
       },
     },
     {
+      // A receiver on Symfony or Laravel whose route moved: its JSON 404 names the request, slashes escaped.
+      id: 'hook-gone',
+      kind: 'webhook',
+      secret: endpoint(url('webhook'), signingSecret()),
+      behaviour: {
+        status: 404,
+        headers: () => ({ 'content-type': 'application/json' }),
+        body: (u) => JSON.stringify({ message: `No route found for "POST ${u}"` }).replaceAll('/', '\\/'),
+      },
+    },
+    {
       id: 'slack-broken',
       kind: 'slack',
       secret: endpoint(url('slack')),
