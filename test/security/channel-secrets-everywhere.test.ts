@@ -342,9 +342,15 @@ function secrets(): string[] {
   return [...new Set([...made.tokens, ...urlForms, ...secretForms])];
 }
 
+/** Each secret found in `text`, with where and the text around it (so a failure says what leaked it). */
 function leaksIn(where: string, text: string | Buffer, found: string[]): void {
   const haystack = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  for (const s of secrets()) if (haystack.includes(Buffer.from(s, 'utf8'))) found.push(`${where}: ${s.slice(0, 24)}…`);
+  for (const s of secrets()) {
+    const at = haystack.indexOf(Buffer.from(s, 'utf8'));
+    if (at < 0) continue;
+    const around = haystack.subarray(Math.max(0, at - 80), at + Buffer.byteLength(s) + 20).toString('utf8');
+    found.push(`${where}: ${s.slice(0, 12)}… in …${around}…`);
+  }
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
