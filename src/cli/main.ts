@@ -37,7 +37,8 @@ Commands:
   archive    Archive every export file and the client data in S3, verified and write-once
   licenses   License key alerts, the weekly license registry report, and registry sync from a CSV file
   api        Call any Reporting Service operation by id and print its JSON answer (\`pulse api --list\`)
-  doctor     Check a deployment's config from a workstation: service, sign-in, products, bucket, table, mail
+  doctor     Check a deployment's config from a workstation: service, sign-in, products, bucket, table, mail,
+             channels (\`--send-test CHANNEL\` posts one test message)
   mail       Clear an address Pulse stopped mailing after a bounce or complaint (\`pulse mail clear-suppression\`)
   help       Show this help, or \`pulse help <command>\`
 

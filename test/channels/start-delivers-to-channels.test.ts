@@ -78,10 +78,14 @@ it('a digest, a license alerts summary, a license report and an owner notice rea
         page.on('pageerror', (e) => errors.push(e.message));
         await page.goto(pathToFileURL(preview).href);
         expect(await page.title(), preview).toContain(channel);
-        const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-          scrollWidth: document.documentElement.scrollWidth,
-          innerWidth: window.innerWidth,
-        }));
+        // Evaluated in the page: its globals, typed here without the DOM library.
+        const { scrollWidth, innerWidth } = await page.evaluate(() => {
+          const g = globalThis as unknown as {
+            document: { documentElement: { scrollWidth: number } };
+            innerWidth: number;
+          };
+          return { scrollWidth: g.document.documentElement.scrollWidth, innerWidth: g.innerWidth };
+        });
         expect(scrollWidth, `${preview} at ${width}px`).toBeLessThanOrEqual(innerWidth);
         if (channel === 'product-teams') await expect(page.locator('.ac-adaptiveCard').count()).resolves.toBe(1);
         expect(errors).toEqual([]);
