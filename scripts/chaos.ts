@@ -400,16 +400,20 @@ async function closeEpoch(epoch: Epoch): Promise<void> {
 }
 
 let epoch: Epoch | undefined;
+/** The jobs that ran to their end in this epoch (not killed, not stopped at sign-in): later runs find them done. */
+let finished = new Set<Job>();
 for (let i = 0; i < RUNS && Date.now() < deadline; i++) {
   const n = Math.floor(i / EPOCH_RUNS);
   if (!epoch || epoch.n !== n) {
     if (epoch) await closeEpoch(epoch);
     epoch = epochConfig(n);
     for (const t of epoch.weeklyTitles) state.weeklyTitles.add(t);
+    finished = new Set();
   }
   const job = rng.weighted(JOBS, [4, 1, 2, 1, 1]);
-  // An epoch's first run, and half its second runs, draw faults that fire only where there is work (faults.ts).
-  const atWork = i % EPOCH_RUNS === 0 || (i % EPOCH_RUNS === 1 && rng.chance(0.5));
+  // A run with work to do (its job, or one of start's, has not run to its end in this epoch yet) draws faults that
+  // fire only where there is work (faults.ts).
+  const atWork = job === 'start' ? JOBS.some((j) => j !== 'start' && !finished.has(j)) : !finished.has(job);
   const faults = drawFaults(rng, 0.1, atWork ? WORK_FAULTS[job] : []);
   const kill = rng.chance(KILL_SHARE) ? rng.int(300, 8000) : undefined;
   state.run++;
@@ -422,6 +426,9 @@ for (let i = 0; i < RUNS && Date.now() < deadline; i++) {
   const before = state.violations.length;
   const run = await oneRun(epoch, job, faults, kill);
   const outcome = run.killed ? `killed at ${kill} ms` : run.hung ? 'hung' : `exit ${run.code}`;
+  if (!run.killed && !run.hung && (run.code === EXIT.ok || run.code === EXIT.failure)) {
+    for (const j of job === 'start' ? JOBS : [job]) finished.add(j);
+  }
   say(
     `run ${state.run} e${n} ${job} [${faults.kinds.join(',') || 'no faults'}]${faults.multipart ? ' multipart' : ''} ` +
       `${outcome} in ${run.ms} ms` +
@@ -483,7 +490,7 @@ Service and download faults go through the emulator's fault profile (\`--faults\
 \`heldSessions\` rule: another tool holds all 5 of the user's sessions, from the start or from a drawn request on,
 with the run's own session expiring); the peers' faults (\`s3*\`, \`dynamo*\`, \`smtp*\`) through
 scripts/chaos/peer-faults.ts, loaded into the run with \`node --import\`; the channel faults (\`channel*\`) through
-the local channel sink's random profile (\`$${LOCAL_CHANNEL_FAULTS_ENV}\`: a drawn seed, a share of 0.2–0.5 of every
+the local channel sink's random profile (\`$${LOCAL_CHANNEL_FAULTS_ENV}\`: a drawn seed, a share of 0.3–0.6 of every
 channel's posts, the drawn kinds: 429, 503, a refusal for good, and \`timeout\` / \`drop\`, which take the message
 and never answer), counted by the same preload. The chaos channels answer within 2 s (Slack, Teams) and 1 s
 (webhook, 3 attempts), so a held answer costs seconds. \`s3Part\` and \`s3Complete\` (5xx on a

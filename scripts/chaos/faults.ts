@@ -113,10 +113,10 @@ const UPLOAD = ['s3Put', 's3Part', 's3Complete'] as const satisfies readonly Fau
 const DELIVERY = ['dynamoComplete', 'smtp4xx', 'smtp5xx', 'smtpDrop'] as const satisfies readonly FaultKind[];
 
 /**
- * The faults that fire only where a run does work: an upload, a send and its record, a channel post. Only an
- * epoch's first runs do much of it (the later ones find the files archived, the emails sent, the messages posted),
- * so those runs draw one kind of each group that fits their job (scripts/chaos.ts); drawn at random they would
- * mostly hit runs with nothing to upload, send or post.
+ * The faults that fire only where a run does work: an upload, a send and its record, a channel post. Only the first
+ * runs of each job in an epoch do much of it (the later ones find the files archived, the emails sent, the messages
+ * posted), so those runs draw one kind of each group that fits their job (scripts/chaos.ts); drawn at random they
+ * would mostly hit runs with nothing to upload, send or post.
  */
 export const WORK_FAULTS = {
   start: [[...UPLOAD, ...DELIVERY], CHANNEL_FAULT_KINDS],
@@ -166,7 +166,7 @@ export function drawFaults(rng: Rng, cleanShare = 0.1, oneOf: readonly (readonly
     // A share of every channel's posts, each meeting one of the drawn kinds: a run posts a few messages per channel
     // (digest, alerts, report, notices), so this fires in most runs that post at all.
     ...(channel.length > 0
-      ? { channel: { seed: seed ^ 0xc4a7, rate: rate(rng, 0.2, 0.5), kinds: channel.map((k) => CHANNEL_FAULTS[k]) } }
+      ? { channel: { seed: seed ^ 0xc4a7, rate: rate(rng, 0.3, 0.6), kinds: channel.map((k) => CHANNEL_FAULTS[k]) } }
       : {}),
   };
 }

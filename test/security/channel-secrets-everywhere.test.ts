@@ -213,7 +213,7 @@ function testChannels(origin: string, closedOrigin: string): TestChannel[] {
 
 /** Where each channel's secret is: its own variable, except slack-ok's (the default name). */
 const varOf = (c: TestChannel) =>
-  c.id === 'slack-ok' ? 'PULSE_CHANNEL_SLACK_OK' : `TEST_HOOK_${c.id.replaceAll('-', '_')}`;
+  c.id === 'slack-ok' ? 'PULSE_CHANNEL_SLACK_OK' : `TEST_CHANNEL_${c.id.replaceAll('-', '_')}`;
 const NOTICE_CHANNELS = ['slack-ok', 'teams-ok', 'hook-ok', 'slack-gone', 'teams-bad'];
 
 let env: LocalDigest;
@@ -394,7 +394,7 @@ describe('channel posts that succeed, are refused, fail, time out or never leave
     expect(digest).toContain('Teams channel teams-bad refused it: 400');
     expect(digest).toMatch(/Slack channel slack-silent.*unknown|unknown.*Slack channel slack-silent/);
     expect(digest).toContain('webhook hook-broken did not take event');
-    expect(digest).toContain('environment variable TEST_HOOK_teams_garbled is not valid JSON');
+    expect(digest).toContain('environment variable TEST_CHANNEL_teams_garbled is not valid JSON');
     expect(digest).toContain('has an unusable "signingSecret"');
     expect(digest).toContain('must be https');
     expect(outcomes.digest).toMatchObject({ ok: false, counts: { sent: 6, unknown: 3 } });

@@ -11,7 +11,8 @@ export const ANSWER_EXCERPT_CHARS = 200;
 
 /** Shorter pieces of a URL (`/`, `?a=1`, a parameter like `1.0`) are left in the text. */
 const MIN_SECRET_CHARS = 8;
-const ANY_URL = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
+/** A URL as written, with its slashes JSON-escaped (`http:\/\/…`) or percent-encoded (`http%3A%2F%2F…`). */
+const ANY_URL = /\b[a-z][a-z0-9+.-]*(?::\/\/|:\\\/\\\/|%3A%2F%2F)[^\s"'<>]+/gi;
 
 export function withoutEndpoint(text: string, endpoint: ChannelEndpoint): string {
   let out = text;
@@ -21,12 +22,16 @@ export function withoutEndpoint(text: string, endpoint: ChannelEndpoint): string
     const pathAndQuery = `${url.pathname}${url.search}`;
     // Slack's credential is the path, a Teams workflow's the query's `sig`: each is cut out on its own too.
     secrets.push(pathAndQuery, url.pathname, url.search, ...url.searchParams.values());
+    // Each path segment on its own too (a service may quote only the hook's id), whatever the escaping around it.
+    secrets.push(...url.pathname.split('/'));
   }
   if (endpoint.signingSecret !== undefined) {
     secrets.push(endpoint.signingSecret, endpoint.signingSecret.replace(/^whsec_/, ''));
   }
+  // As a body may quote them: percent-encoded, or with JSON's escaped slashes.
+  const forms = secrets.flatMap((secret) => [secret, encodeURIComponent(secret), secret.replaceAll('/', '\\/')]);
   // Longest first: the whole URL before its path, so no piece of it is left behind.
-  for (const secret of secrets.sort((a, b) => b.length - a.length)) {
+  for (const secret of [...new Set(forms)].sort((a, b) => b.length - a.length)) {
     // A root path or a one-letter parameter is no secret, and cutting it would garble the text.
     if (secret.length >= MIN_SECRET_CHARS) out = out.replaceAll(secret, '[redacted]');
   }
