@@ -16,6 +16,8 @@ export interface LambdaContext {
   invokedFunctionArn: string;
   memoryLimitInMB: string;
   awsRequestId: string;
+  /** What is left of the invocation (the Lambda runtime's context has it; a test's may not). */
+  getRemainingTimeInMillis?: () => number;
 }
 
 /** Keys Powertools owns on every line: a data field with such a name is kept as `data.<name>`, not dropped. */

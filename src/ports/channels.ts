@@ -64,4 +64,6 @@ export class PostNotSentError extends NotSentError {
 export interface ChannelPorts {
   secrets: ChannelSecrets;
   poster: ChannelPoster;
+  /** When the run must be done (epoch ms; a Lambda's end less a margin): no wait or post is begun past it. */
+  deadline?: number;
 }

@@ -10,6 +10,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type LambdaContext, logLevelFromEnv, PowertoolsLoggerAdapter } from '../../adapters/powertools-logger.ts';
 import type { ReportingClient } from '../../client/index.ts';
 import type { PulseConfig } from '../../config/schema.ts';
+import type { ChannelPorts } from '../../ports/channels.ts';
 import { type Clock, systemClock } from '../../ports/clock.ts';
 import { credentialsFor, reportingClientFor } from '../service-client.ts';
 
@@ -46,8 +47,21 @@ export function basePorts(config: PulseConfig, env: Env): BasePorts {
   });
 }
 
-/** Puts the invocation's request id and cold start on the logger's lines (none when invoked without a context). */
-export function withInvocation<T extends BasePorts>(ports: T, context: LambdaContext | undefined): T {
-  if (context) ports.logger.addContext(context);
-  return ports;
+/** A channel post or wait is not begun within this much of the invocation's end: the run still settles its claims. */
+export const CHANNEL_DEADLINE_MARGIN_MS = 30_000;
+
+/**
+ * Puts the invocation's request id and cold start on the logger's lines (none when invoked without a context), and
+ * its end, less a margin, as the deadline of its channel posts (a 429's Retry-After is never waited past it).
+ */
+export function withInvocation<T extends BasePorts & { channels?: ChannelPorts }>(
+  ports: T,
+  context: LambdaContext | undefined,
+): T {
+  if (!context) return ports;
+  ports.logger.addContext(context);
+  const remaining = context.getRemainingTimeInMillis?.();
+  if (ports.channels === undefined || remaining === undefined) return ports;
+  const deadline = Date.now() + remaining - CHANNEL_DEADLINE_MARGIN_MS;
+  return { ...ports, channels: { ...ports.channels, deadline } };
 }

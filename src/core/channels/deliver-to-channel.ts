@@ -221,7 +221,8 @@ async function postOnce(p: Post, attempt: number): Promise<ChannelResponse> {
 /** Why a wait of `waitMs` followed by a post may not begin now; undefined when it may. */
 function waitRefused(p: Post, waitMs: number): string | undefined {
   if (waitMs > MAX_WAIT_MS) return `longer than the ${seconds(MAX_WAIT_MS)} a run waits`;
-  const { deadline } = p.opts;
+  // The caller's, else the runtime's (a Lambda's remaining time): a 429's wait never outlives the invocation.
+  const deadline = p.opts.deadline ?? p.ports.channels.deadline;
   if (deadline === undefined) return undefined;
   const left = deadline - now(p).getTime();
   if (waitMs + p.channel.timeoutMs > left) {

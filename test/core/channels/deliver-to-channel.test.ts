@@ -8,19 +8,32 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbLedger } from '../../../src/adapters/aws/dynamodb-ledger.ts';
 import { EnvChannelSecrets } from '../../../src/adapters/channel-secrets.ts';
 import { ConsoleLogger } from '../../../src/adapters/console-logger.ts';
 import { HttpChannelPoster } from '../../../src/adapters/http/channel-poster.ts';
+import { PowertoolsLoggerAdapter } from '../../../src/adapters/powertools-logger.ts';
+import { CHANNEL_DEADLINE_MARGIN_MS, withInvocation } from '../../../src/app/lambda/base.ts';
 import { Channel, type ChannelConfig } from '../../../src/config/channels-schema.ts';
 import type { ChannelMessage } from '../../../src/core/channels/channel-message.ts';
 import { channelLabel } from '../../../src/core/channels/channel-targets.ts';
 import { channelSend, deliverToChannel } from '../../../src/core/channels/deliver-to-channel.ts';
 import { channelEventId } from '../../../src/core/channels/webhook-event.ts';
 import { type Delivery, settleSend } from '../../../src/core/delivery/deliver-once.ts';
+import type { ChannelPorts } from '../../../src/ports/channels.ts';
 import { startTestTable, type TestTable } from '../../helpers/dynamo-table.ts';
+
+/** A Lambda context's fields the logger reads. */
+const invocation = {
+  functionName: 'pulse-digest',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:pulse-digest',
+  memoryLimitInMB: '1024',
+  awsRequestId: 'req-1',
+};
 
 const SECRET_PATH = '/services/T0SECRET/B0SECRET/leakysecretpath';
 const SIGNING_BYTES = Buffer.alloc(32, 42);
@@ -96,7 +109,7 @@ function run(opts: { env?: Record<string, string> } = {}) {
       t += ms;
     },
     random: () => 1,
-    channels: { secrets: new EnvChannelSecrets(opts.env ?? env()), poster: new HttpChannelPoster() },
+    channels: { secrets: new EnvChannelSecrets(opts.env ?? env()), poster: new HttpChannelPoster() } as ChannelPorts,
   };
   return { ports, sleeps, now: () => t };
 }
@@ -163,6 +176,34 @@ describe('Slack and Teams: at most once', () => {
     );
     expect(r.sleeps).toEqual([]);
     expect(await r.ports.ledger.get(k)).toBeUndefined();
+  });
+
+  it("the runtime's deadline (a Lambda's remaining time, withInvocation) bounds the wait when the caller names none", async () => {
+    const r = run();
+    const k = key('ops');
+    script = [{ status: 429, headers: { 'Retry-After': '30' } }];
+    const invoked = withInvocation(
+      {
+        logger: new PowertoolsLoggerAdapter({ service: 'test', level: 'error' }),
+        secrets: new SecretsManagerClient({ region: 'eu-west-1' }),
+        newClient: () => {
+          throw new Error('no service in this test');
+        },
+        clock: r.ports.clock,
+        channels: r.ports.channels,
+      },
+      { ...invocation, getRemainingTimeInMillis: () => CHANNEL_DEADLINE_MARGIN_MS + 20_000 },
+    );
+    const deadline = invoked.channels?.deadline ?? 0;
+    expect(deadline).toBeGreaterThan(Date.now());
+    expect(deadline).toBeLessThanOrEqual(Date.now() + 20_000);
+    const failed = await deliver(
+      { ...r, ports: { ...r.ports, channels: { ...r.ports.channels, deadline } } },
+      k,
+      slack,
+    );
+    expect(failed.error).toMatch(/not posted, past the run's deadline/);
+    expect(r.sleeps).toEqual([]);
   });
 
   it('a refusal (404): failed, released, not retried in the run; the next run posts', async () => {
