@@ -17,8 +17,8 @@ export class ChannelSecretSourceError extends ChannelSecretError {
   override name = 'ChannelSecretSourceError';
 }
 
-/** Where a channel's secret is, as errors name it. */
-function whereIs(channel: ChannelRef): string {
+/** Where a channel's secret is, as errors and `pulse doctor` name it. */
+export function whereIs(channel: ChannelRef): string {
   return channel.secret.source === 'env'
     ? `environment variable ${channel.secret.var ?? channelEnvVar(channel.id)}`
     : `Secrets Manager secret ${channel.secret.secretId}`;

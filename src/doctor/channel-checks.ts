@@ -7,7 +7,8 @@
  * its query or the signing secret: those are the credential.
  */
 import { ChannelSecretError } from '../adapters/channel-endpoint.ts';
-import { type ChannelConfig, channelEnvVar } from '../config/channels-schema.ts';
+import { whereIs } from '../adapters/channel-secrets.ts';
+import type { ChannelConfig } from '../config/channels-schema.ts';
 import type { PulseConfig } from '../config/schema.ts';
 import { channelLabel } from '../core/channels/channel-targets.ts';
 import type { ChannelSecrets } from '../ports/channels.ts';
@@ -64,13 +65,6 @@ export async function* channelChecks(
   for (const channel of config.channels) yield await channelCheck(channel, secrets, uses.get(channel.id) ?? [], opts);
 }
 
-/** Where a channel's secret is, as its line names it. */
-export function secretPlace(channel: ChannelConfig): string {
-  return channel.secret.source === 'env'
-    ? `environment variable ${channel.secret.var ?? channelEnvVar(channel.id)}`
-    : `Secrets Manager secret ${channel.secret.secretId}`;
-}
-
 export async function channelCheck(
   channel: ChannelConfig,
   secrets: ChannelSecrets,
@@ -99,7 +93,7 @@ export async function channelCheck(
   }
   const form = urlForm(channel.kind, url);
   const detail = (extra: string[]) =>
-    `host ${url.host}, secret from ${secretPlace(channel)}${used}${extra.length > 0 ? `: ${extra.join('; ')}` : ''}`;
+    `host ${url.host}, secret from ${whereIs(channel)}${used}${extra.length > 0 ? `: ${extra.join('; ')}` : ''}`;
   if (form.status === 'fail') {
     return explainedFail(name, detail([form.why, ...notes]), new ChannelCheckError(`${name}: ${form.why}`, 'secret'));
   }
