@@ -3,9 +3,9 @@
  * run ever used it, and whether one holds it right now (`peers.lock` naming a live process). Read only: the lock is
  * read, never taken or cleared.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isProcessAlive, WORK_DIR_LOCK } from '../adapters/local/work-dir.ts';
+import { liveLockHolder, WORK_DIR_LOCK } from '../adapters/local/work-dir.ts';
 
 export const WORK_DIR_PARTS = { dynamodb: 'dynamodb', s3: 's3', outbox: 'outbox' } as const;
 
@@ -20,7 +20,7 @@ export interface WorkDirState {
 export async function inspectWorkDir(dir: string): Promise<WorkDirState> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const used = await someNonEmpty(Object.values(WORK_DIR_PARTS).map((p) => join(dir, p)));
-  const heldBy = names.includes(WORK_DIR_LOCK) ? await liveLockHolder(join(dir, WORK_DIR_LOCK)) : undefined;
+  const heldBy = names.includes(WORK_DIR_LOCK) ? await liveLockHolder(dir) : undefined;
   return { dir, used, ...(heldBy !== undefined ? { heldBy } : {}) };
 }
 
@@ -29,11 +29,6 @@ async function someNonEmpty(dirs: string[]): Promise<boolean> {
     if ((await readdir(d).catch(() => [])).length > 0) return true;
   }
   return false;
-}
-
-async function liveLockHolder(path: string): Promise<number | undefined> {
-  const pid = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
-  return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : undefined;
 }
 
 /** A cache key for a folder's content: its entries' names, sizes and modification times (one level). */

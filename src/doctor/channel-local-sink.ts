@@ -6,11 +6,10 @@
  * as in a local run. A work directory whose local peers are running is refused: two sinks numbering files in one
  * outbox would overwrite each other's.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HttpChannelPoster } from '../adapters/http/channel-poster.ts';
 import { WorkDirBusyError } from '../adapters/local/local-state-error.ts';
-import { isProcessAlive, WORK_DIR_LOCK } from '../adapters/local/work-dir.ts';
+import { liveLockHolder } from '../adapters/local/work-dir.ts';
 import { loadLocalRuntime } from '../app/load-local-runtime.ts';
 import { localChannelFaults } from '../app/local-options.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -42,8 +41,8 @@ export async function startLocalSendTarget(
 
 /** The lock the local peers hold while they run (local-peers.ts): read only, the doctor takes none. */
 async function refuseBusyWorkDir(workDir: string): Promise<void> {
-  const pid = Number.parseInt(await readFile(join(workDir, WORK_DIR_LOCK), 'utf8').catch(() => ''), 10);
-  if (Number.isInteger(pid) && isProcessAlive(pid)) {
+  const pid = await liveLockHolder(workDir);
+  if (pid !== undefined) {
     throw new WorkDirBusyError(
       `${workDir} is in use by local peers of process ${pid}; send the test once they stopped, ` +
         'or use another --work-dir',

@@ -11,7 +11,7 @@
  * moved to `<workDir>/s3-quarantine/<time>/` (s3rver-recovery.ts), one warning each; a LevelDB that does not open
  * fails the start with one line saying what to do (dynalite-state.ts).
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -29,7 +29,7 @@ import { ensureBucket, ensureTable, startDynalite, startS3rver } from './peer-se
 import { type QuarantinedEntry, quarantineBrokenS3rverEntries } from './s3rver-recovery.ts';
 import type { SinkReaction } from './sink-mail-events.ts';
 import { type SmtpSink, startSmtpSink } from './smtp-sink.ts';
-import { DEFAULT_WORK_DIR, isProcessAlive, WORK_DIR_LOCK } from './work-dir.ts';
+import { DEFAULT_WORK_DIR, liveLockHolder, WORK_DIR_LOCK } from './work-dir.ts';
 
 export { LocalStateError, WorkDirBusyError } from './local-state-error.ts';
 
@@ -198,8 +198,8 @@ async function lockWorkDir(workDir: string): Promise<void> {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    const pid = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(pid) && isProcessAlive(pid)) {
+    const pid = await liveLockHolder(workDir);
+    if (pid !== undefined) {
       throw new WorkDirBusyError(
         `${workDir} is in use by local peers of process ${pid}; stop them or use another --work-dir`,
       );
