@@ -4,7 +4,7 @@
  * same URLs again before connecting). A secret that is wrong is reported with the channel, where the secret is and
  * what is wrong with it, never with any part of its value: the URL's path is the credential.
  */
-import { isIPv4 } from 'node:net';
+import { isLoopbackHost } from '../client/loopback-host.ts';
 import { SigningSecretError, signingKey } from '../core/channels/webhook-signing.ts';
 import type { ChannelEndpoint, ChannelRef } from '../ports/channels.ts';
 import { NotSentError } from '../ports/not-sent.ts';
@@ -12,12 +12,6 @@ import { NotSentError } from '../ports/not-sent.ts';
 /** A channel's secret is missing or malformed: nothing was posted, so the claim may be released. */
 export class ChannelSecretError extends NotSentError {
   override name = 'ChannelSecretError';
-}
-
-/** 127.0.0.0/8, ::1 and localhost: the only hosts plain http may reach (local runs, the local sinks). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  return host === 'localhost' || host === '[::1]' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
 }
 
 /**

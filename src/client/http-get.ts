@@ -24,6 +24,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { TimeoutError } from './errors.ts';
+import { isLoopbackHost } from './loopback-host.ts';
 
 /** The response violates HTTP/1.1 framing (or our limits on it); the connection is closed. */
 export class HttpProtocolError extends Error {
@@ -99,14 +100,7 @@ export function httpGet(url: URL, opts: GetOptions = {}): Promise<GetResponse> {
 function checkUrl(url: URL): UnsupportedUrlError | undefined {
   if (url.protocol === 'https:') return undefined;
   if (url.protocol !== 'http:') return new UnsupportedUrlError(`${url.protocol} URLs are not fetched (https: only)`);
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  const loopback =
-    host === 'localhost' ||
-    host === '::1' ||
-    (net.isIPv4(host) && host.startsWith('127.')) ||
-    /^::ffff:127\./.test(host) ||
-    /^::ffff:7f[0-9a-f]{2}:/.test(host);
-  if (loopback) return undefined;
+  if (isLoopbackHost(url.hostname)) return undefined;
   return new UnsupportedUrlError(
     `plain http: is fetched only from a loopback address, not from ${url.host} (use https:)`,
   );

@@ -5,7 +5,7 @@
  * host, an egress proxy, a local stand-in); only a URL that can no longer work fails. The judgement names no part of
  * the URL: its path and query are the credential, and the caller names the host alone.
  */
-import { isLoopbackHost } from '../adapters/channel-endpoint.ts';
+import { isLoopbackHost } from '../client/loopback-host.ts';
 import type { ChannelKind } from '../ports/channels.ts';
 
 export type UrlForm = { status: 'ok' } | { status: 'warn' | 'fail'; why: string };

@@ -6,13 +6,13 @@
 import { inspect } from 'node:util';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isLoopbackHost } from '../../src/adapters/channel-endpoint.ts';
 import {
   ChannelSecretError,
   ChannelSecretSourceError,
   EnvChannelSecrets,
   SecretsManagerChannelSecrets,
 } from '../../src/adapters/channel-secrets.ts';
+import { isLoopbackHost } from '../../src/client/loopback-host.ts';
 import { channelEnvVar } from '../../src/config/channels-schema.ts';
 import type { ChannelRef } from '../../src/ports/channels.ts';
 import { NotSentError } from '../../src/ports/not-sent.ts';
