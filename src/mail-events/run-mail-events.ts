@@ -14,6 +14,7 @@
 
 import type { PulseConfig } from '../config/schema.ts';
 import type { DeliveryPorts } from '../core/delivery/deliver-once.ts';
+import { deliveredOrUnderWay } from '../core/delivery/delivery-tally.ts';
 import type { JobResult } from '../core/job-result.ts';
 import type { ChannelPorts } from '../ports/channels.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -165,8 +166,7 @@ async function settle(
   const notice = await noticeMailEvent(config, ports, of.label, event);
   for (const problem of notice.channelProblems) fail(result, `${event.type} of ${event.deliveryKey}: ${problem}`);
   if (notice.outcome === 'sent') counts.notices++;
-  if (notice.outcome === 'sent' || notice.outcome === 'alreadySent' || notice.outcome === 'inProgressElsewhere')
-    return 'done';
+  if (deliveredOrUnderWay(notice)) return 'done';
   fail(
     result,
     `notice to ${of.label.owner} of the ${event.type} of ${event.deliveryKey}: ${notice.outcome}: ${notice.error ?? ''}`,

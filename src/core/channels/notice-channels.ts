@@ -4,7 +4,9 @@
  * (notice, channel) under `<the notice's ledger key>#channel:<id>`, so the jobs' ledger grants cover it. Returns
  * one line per channel the notice did not reach (a notice that failed is reported, not retried blindly).
  */
+
 import type { ChannelConfig } from '../../config/channels-schema.ts';
+import { deliveredOrUnderWay } from '../delivery/delivery-tally.ts';
 import type { ChannelMessage } from './channel-message.ts';
 import { channelAddress, channelLabel } from './channel-targets.ts';
 import { type ChannelDeliveryPorts, postOnce } from './post-once.ts';
@@ -18,7 +20,7 @@ export async function postNotice(
   const problems: string[] = [];
   for (const channel of channels) {
     const sent = await postOnce(ports, `${noticeKey}#${channelAddress(channel.id)}`, channel, message);
-    if (sent.outcome === 'sent' || sent.outcome === 'alreadySent' || sent.outcome === 'inProgressElsewhere') continue;
+    if (deliveredOrUnderWay(sent)) continue;
     problems.push(`notice to ${channelLabel(channel)}: ${sent.outcome}: ${sent.error ?? ''}`);
   }
   return problems;

@@ -33,6 +33,9 @@ export const DEFAULT_COUNTERS: OutcomeCounters = {
 
 const FINE: ReadonlySet<DeliveryOutcome> = new Set(['sent', 'alreadySent', 'inProgressElsewhere']);
 
+/** Whether a delivery needs no one's attention: sent now, sent earlier, or being sent by another run. */
+export const deliveredOrUnderWay = (delivery: Delivery): boolean => FINE.has(delivery.outcome);
+
 export function tallyDelivery<C extends Record<string, number>>(
   result: JobResult<C>,
   delivery: Delivery,
@@ -42,7 +45,7 @@ export function tallyDelivery<C extends Record<string, number>>(
   const counts = result.counts as Record<string, number>;
   const name = counters[delivery.outcome];
   counts[name] = (counts[name] ?? 0) + 1;
-  if (FINE.has(delivery.outcome)) return;
+  if (deliveredOrUnderWay(delivery)) return;
   result.ok = false;
   result.errors.push(`${label}: ${delivery.outcome}: ${delivery.error ?? ''}`);
 }

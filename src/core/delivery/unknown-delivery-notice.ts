@@ -4,12 +4,14 @@
  * most once, under `notice-unknown#<the delivery's ledger key>`, so a rerun that finds the same unknown delivery
  * sends no second notice.
  */
+
 import type { ChannelConfig } from '../../config/channels-schema.ts';
 import type { ChannelPorts } from '../../ports/channels.ts';
 import { noticeMessage, postNotice } from '../channels/notice-channels.ts';
 import { renderUnknownDeliveryNotice } from '../render/owner-notices.ts';
 import { type DeliveryPorts, deliverOnce } from './deliver-once.ts';
 import type { DeliveryLabel } from './delivery-label.ts';
+import { deliveredOrUnderWay } from './delivery-tally.ts';
 
 /** The owner is told once of each delivery whose outcome is unknown. */
 export const unknownNoticeKey = (deliveryKey: string) => `notice-unknown#${deliveryKey}`;
@@ -62,7 +64,7 @@ export async function noticeUnknownDelivery(
   });
   const to = unknown.label ?? unknown.address;
   const problems = await postNotice(ports, subject.channels ?? [], key, unknownMessage(subject, unknown, to, ports));
-  if (!(sent.outcome === 'sent' || sent.outcome === 'alreadySent' || sent.outcome === 'inProgressElsewhere')) {
+  if (!deliveredOrUnderWay(sent)) {
     problems.unshift(`notice to ${subject.owner}: ${sent.outcome}: ${sent.error ?? ''}`);
   }
   if (problems.length === 0) return;
