@@ -12,12 +12,11 @@
  * table, and every request the receiver got (all but its request line) is searched for each URL and secret in every
  * form they could travel in.
  */
+
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
-import { gunzipSync } from 'node:zlib';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
@@ -34,6 +33,7 @@ import type { ChannelKind } from '../../src/ports/channels.ts';
 import { fixedClock } from '../../src/ports/clock.ts';
 import type { JobPorts } from '../../src/ports/job-ports.ts';
 import { DIGEST_TODAY, type LocalDigest, startLocalDigest } from '../helpers/local-digest.ts';
+import { filesUnder, leaksIn, leaksInFiles } from '../helpers/secret-search.ts';
 import { type StubReply, type StubServer, startStubServer } from '../helpers/stub-server.ts';
 
 const MONDAY = fixedClock(`${DIGEST_TODAY}T10:00:00Z`);
@@ -355,22 +355,6 @@ function secrets(): string[] {
   return [...new Set([...made.tokens, ...urlForms, ...secretForms])];
 }
 
-/** Each secret found in `text`, with where and the text around it (so a failure says what leaked it). */
-function leaksIn(where: string, text: string | Buffer, found: string[]): void {
-  const haystack = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  for (const s of secrets()) {
-    const at = haystack.indexOf(Buffer.from(s, 'utf8'));
-    if (at < 0) continue;
-    const around = haystack.subarray(Math.max(0, at - 80), at + Buffer.byteLength(s) + 20).toString('utf8');
-    found.push(`${where}: ${s.slice(0, 12)}… in …${around}…`);
-  }
-}
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-}
-
 const errorsOf = (name: string) => (outcomes[name] as { errors: string[] }).errors.join('\n');
 const postsTo = (id: string) => received.filter((r) => r.channel === id);
 
@@ -433,7 +417,12 @@ describe('no channel URL or signing secret in any trace', () => {
     expect(made.signingSecrets.length).toBeGreaterThanOrEqual(6);
     for (const s of secrets()) {
       const found: string[] = [];
-      leaksIn('canary', Buffer.concat([Buffer.from('prefix '), Buffer.from(s), Buffer.from(' suffix')]), found);
+      leaksIn(
+        secrets(),
+        'canary',
+        Buffer.concat([Buffer.from('prefix '), Buffer.from(s), Buffer.from(' suffix')]),
+        found,
+      );
       expect(found.length).toBeGreaterThan(0);
     }
   });
@@ -442,14 +431,14 @@ describe('no channel URL or signing secret in any trace', () => {
     expect(env.logLines.some((l) => l.includes('"channel answered"'))).toBe(true);
     expect(env.logLines.some((l) => l.includes('"channel post failed"'))).toBe(true);
     const found: string[] = [];
-    for (const [i, line] of env.logLines.entries()) leaksIn(`log line ${i}`, line, found);
+    for (const [i, line] of env.logLines.entries()) leaksIn(secrets(), `log line ${i}`, line, found);
     expect(found).toEqual([]);
   });
 
   it('no JobResult (errors, outputs, counts; JSON and util.inspect) holds one', () => {
     expect(results).toHaveLength(10);
     const found: string[] = [];
-    for (const [i, r] of results.entries()) leaksIn(`result ${i}`, r, found);
+    for (const [i, r] of results.entries()) leaksIn(secrets(), `result ${i}`, r, found);
     expect(found).toEqual([]);
   });
 
@@ -458,9 +447,9 @@ describe('no channel URL or signing secret in any trace', () => {
     const mails = await env.mails();
     expect(mails.length).toBeGreaterThanOrEqual(5);
     for (const m of mails) {
-      leaksIn(`mail to ${m.to}`, m.raw, found);
-      leaksIn(`mail to ${m.to} (decoded)`, `${m.parsed.text}${m.parsed.html}`, found);
-      for (const a of m.parsed.attachments) leaksIn(`attachment ${a.filename}`, a.content, found);
+      leaksIn(secrets(), `mail to ${m.to}`, m.raw, found);
+      leaksIn(secrets(), `mail to ${m.to} (decoded)`, `${m.parsed.text}${m.parsed.html}`, found);
+      for (const a of m.parsed.attachments) leaksIn(secrets(), `attachment ${a.filename}`, a.content, found);
     }
     expect(found).toEqual([]);
   });
@@ -474,7 +463,7 @@ describe('no channel URL or signing secret in any trace', () => {
       for await (const page of paginateScan({ client: db }, { TableName })) {
         for (const item of page.Items ?? []) {
           items++;
-          leaksIn(`${TableName} ${String(item.pk ?? '')}`, JSON.stringify(item), found);
+          leaksIn(secrets(), `${TableName} ${String(item.pk ?? '')}`, JSON.stringify(item), found);
         }
       }
     }
@@ -488,17 +477,7 @@ describe('no channel URL or signing secret in any trace', () => {
     expect(files.some((f) => f.endsWith('.eml'))).toBe(true);
     expect(files.some((f) => f.includes(`${join(env.peers.workDir, 'dynamodb')}`))).toBe(true);
     expect(files.some((f) => f.includes(`${join(env.peers.workDir, 's3')}`))).toBe(true);
-    for (const file of files) {
-      const bytes = await readFile(file);
-      leaksIn(file, bytes, found);
-      if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-        try {
-          leaksIn(`${file} (gunzipped)`, gunzipSync(bytes), found);
-        } catch {
-          // not a whole gzip stream (a LevelDB block that happens to start so): its raw bytes were searched
-        }
-      }
-    }
+    await leaksInFiles(secrets(), files, found);
     expect(found).toEqual([]);
   });
 
@@ -509,8 +488,8 @@ describe('no channel URL or signing secret in any trace', () => {
       const c = channels.find((x) => x.id === r.channel);
       // The request line carries exactly the channel's own path and query, nothing more.
       expect(c && targetOf(urlOf(c)), r.target).toBe(r.target);
-      leaksIn(`request ${i} to ${r.channel} (headers)`, JSON.stringify(r.headers), found);
-      leaksIn(`request ${i} to ${r.channel} (body)`, r.body, found);
+      leaksIn(secrets(), `request ${i} to ${r.channel} (headers)`, JSON.stringify(r.headers), found);
+      leaksIn(secrets(), `request ${i} to ${r.channel} (body)`, r.body, found);
     }
     expect(found).toEqual([]);
   });

@@ -7,8 +7,8 @@
  * the sink is searched for the password (raw, JSON-escaped, URL-encoded, base64 alone and as `user:password`), and
  * for every session token and CSRF value the emulator issued (read at the source: the emulator's token generator).
  */
+
 import { randomUUID } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { gunzipSync } from 'node:zlib';
@@ -25,6 +25,7 @@ import { runLicenseAlerts } from '../../src/licenses/alerts/run-license-alerts.t
 import { runLicenseReport } from '../../src/licenses/report/run-license-report.ts';
 import { fixedClock } from '../../src/ports/clock.ts';
 import { DIGEST_TODAY, type LocalDigest, startLocalDigest } from '../helpers/local-digest.ts';
+import { filesUnder, leaksIn, leaksInFiles } from '../helpers/secret-search.ts';
 
 const CORE = randomUUID();
 /** Distinctive, and with characters that every encoding changes: JSON (`"`, `\`), URLs (`+/=&`), non-ASCII. */
@@ -145,16 +146,6 @@ function secrets(): string[] {
   return [...forms, ...issued];
 }
 
-function leaksIn(where: string, text: string | Buffer, found: string[]): void {
-  const haystack = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  for (const s of secrets()) if (haystack.includes(Buffer.from(s, 'utf8'))) found.push(`${where}: ${s.slice(0, 12)}…`);
-}
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-}
-
 describe('after a digest send, a held digest, a preview, an archive run, license alerts and the license report', () => {
   it('the runs did their work and the emulator issued sessions and CSRF values', async () => {
     expect(issued.length).toBeGreaterThanOrEqual(10);
@@ -166,29 +157,34 @@ describe('after a digest send, a held digest, a preview, an archive run, license
   it('the search finds a secret in each form it looks for (a planted canary)', () => {
     for (const s of secrets()) {
       const found: string[] = [];
-      leaksIn('canary', Buffer.concat([Buffer.from('prefix '), Buffer.from(s), Buffer.from(' suffix')]), found);
+      leaksIn(
+        secrets(),
+        'canary',
+        Buffer.concat([Buffer.from('prefix '), Buffer.from(s), Buffer.from(' suffix')]),
+        found,
+      );
       expect(found.length).toBeGreaterThan(0);
     }
   });
 
   it('no log line holds the password, a session token or a CSRF value', () => {
     const found: string[] = [];
-    for (const [i, line] of env.logLines.entries()) leaksIn(`log line ${i}`, line, found);
+    for (const [i, line] of env.logLines.entries()) leaksIn(secrets(), `log line ${i}`, line, found);
     expect(found).toEqual([]);
   });
 
   it('no JobResult (errors, outputs, counts) holds one', () => {
     const found: string[] = [];
-    for (const [i, r] of results.entries()) leaksIn(`result ${i}`, r, found);
+    for (const [i, r] of results.entries()) leaksIn(secrets(), `result ${i}`, r, found);
     expect(found).toEqual([]);
   });
 
   it('no email in the sink holds one', async () => {
     const found: string[] = [];
     for (const m of await env.mails()) {
-      leaksIn(`mail to ${m.to}`, m.raw, found);
-      leaksIn(`mail to ${m.to} (decoded)`, `${m.parsed.text}${m.parsed.html}`, found);
-      for (const a of m.parsed.attachments) leaksIn(`attachment ${a.filename}`, a.content, found);
+      leaksIn(secrets(), `mail to ${m.to}`, m.raw, found);
+      leaksIn(secrets(), `mail to ${m.to} (decoded)`, `${m.parsed.text}${m.parsed.html}`, found);
+      for (const a of m.parsed.attachments) leaksIn(secrets(), `attachment ${a.filename}`, a.content, found);
     }
     expect(found).toEqual([]);
   });
@@ -201,8 +197,8 @@ describe('after a digest send, a held digest, a preview, an archive run, license
     expect(keys.some((k) => k.includes('/manifests/'))).toBe(true);
     for (const key of keys) {
       const bytes = Buffer.from((await env.peers.archive.get(key))!);
-      leaksIn(key, bytes, found);
-      if (bytes[0] === 0x1f && bytes[1] === 0x8b) leaksIn(`${key} (gunzipped)`, gunzipSync(bytes), found);
+      leaksIn(secrets(), key, bytes, found);
+      if (bytes[0] === 0x1f && bytes[1] === 0x8b) leaksIn(secrets(), `${key} (gunzipped)`, gunzipSync(bytes), found);
     }
     expect(found).toEqual([]);
   });
@@ -212,17 +208,7 @@ describe('after a digest send, a held digest, a preview, an archive run, license
     const files = await filesUnder(env.peers.workDir);
     expect(files.some((f) => f.includes(`${join(env.peers.workDir, 'preview')}`))).toBe(true);
     expect(files.some((f) => f.endsWith('.eml'))).toBe(true);
-    for (const file of files) {
-      const bytes = await readFile(file);
-      leaksIn(file, bytes, found);
-      if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-        try {
-          leaksIn(`${file} (gunzipped)`, gunzipSync(bytes), found);
-        } catch {
-          // not a whole gzip stream (a LevelDB block that happens to start so): its raw bytes were searched
-        }
-      }
-    }
+    await leaksInFiles(secrets(), files, found);
     expect(found).toEqual([]);
   });
 });
