@@ -25,26 +25,7 @@ import { LICENSE_FIRST_RUN_PREFIX } from '../../src/core/delivery/ledger-keys.ts
 import { unknownNoticeKey } from '../../src/core/delivery/unknown-delivery-notice.ts';
 import { mailEventNoticeKey } from '../../src/mail-events/delivery-of.ts';
 import type { ChannelKind } from '../../src/ports/channels.ts';
-import type { ChaosState } from './invariants.ts';
-
-export interface SeenPost {
-  /** `<channel id>/<file name>` under the outbox's `channels/`. */
-  file: string;
-  channel: string;
-  kind: ChannelKind;
-  /** The delivery's id: `x-pulse-delivery` (Slack, Teams) or `webhook-id`. */
-  id: string;
-  /** Webhooks: the event type. */
-  type?: string;
-  /** Webhooks: what the event is about (`digest.sent#<digest id>#<week>`, one per license alert shown, …). */
-  subjects: string[];
-  /** Chat: the title of a weekly subject (`<digest title> · Week 47 · …`), when the post is one. */
-  weekly?: string;
-  /** Webhooks: the body's id is the `webhook-id` and the signature verifies. */
-  signed?: boolean;
-  /** The file is no post record (not JSON, no headers): reported once, then left out. */
-  broken?: true;
-}
+import type { ChaosState, SeenPost } from './invariants.ts';
 
 /** What an epoch's closing run made due in its channels: each week the ledger holds an email delivery of. */
 export interface DueWeekly {

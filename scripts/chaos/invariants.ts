@@ -12,7 +12,7 @@ import { simpleParser } from 'mailparser';
 import { parseCsv } from '../../emulator/files/csv.ts';
 import { findBrokenS3rverEntries } from '../../src/adapters/local/s3rver-recovery.ts';
 import { stageTitle } from '../../src/licenses/alerts/stage.ts';
-import type { SeenPost } from './channel-invariants.ts';
+import type { ChannelKind } from '../../src/ports/channels.ts';
 
 export const INVARIANTS = [
   'archive: object matches the service bytes',
@@ -61,6 +61,26 @@ export interface SeenEmail {
   notice?: string;
   /** License alerts: `<recipient>#<product name>#<key>#<stage title>`. */
   alerts: string[];
+}
+
+/** One channel post file as the channel invariants read it (channel-invariants.ts); the state keeps them by file. */
+export interface SeenPost {
+  /** `<channel id>/<file name>` under the outbox's `channels/`. */
+  file: string;
+  channel: string;
+  kind: ChannelKind;
+  /** The delivery's id: `x-pulse-delivery` (Slack, Teams) or `webhook-id`. */
+  id: string;
+  /** Webhooks: the event type. */
+  type?: string;
+  /** Webhooks: what the event is about (`digest.sent#<digest id>#<week>`, one per license alert shown, …). */
+  subjects: string[];
+  /** Chat: the title of a weekly subject (`<digest title> · Week 47 · …`), when the post is one. */
+  weekly?: string;
+  /** Webhooks: the body's id is the `webhook-id` and the signature verifies. */
+  signed?: boolean;
+  /** The file is no post record (not JSON, no headers): reported once, then left out. */
+  broken?: true;
 }
 
 export class ChaosState {
