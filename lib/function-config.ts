@@ -13,8 +13,9 @@ type Section = Exclude<keyof PulseConfig, '$schema' | 'state' | 'deploy'>;
  * them), the credentials from the stack's secret; `deploy` is read by the CDK app only.
  */
 export const FUNCTION_CONFIG_SECTIONS = {
-  'archive-plan': ['service', 'products', 'mail', 'archive'],
-  'archive-copy': ['service', 'products', 'mail', 'archive'],
+  // Either step may finish a run and tell `archive.channels` of it: both carry `channels`.
+  'archive-plan': ['service', 'products', 'mail', 'archive', 'channels'],
+  'archive-copy': ['service', 'products', 'mail', 'archive', 'channels'],
   // Reads only the archive (its prefix); service, products and mail only because the schema requires them.
   'archive-verify': ['service', 'products', 'mail', 'archive'],
   // The posting functions carry `channels` (ids, kinds, where each secret is; never a URL) and `notices` (the owner
@@ -40,5 +41,8 @@ export function functionConfig(job: PulseFunctionName, config: PulseConfig, secr
   for (const section of FUNCTION_CONFIG_SECTIONS[job])
     if (config[section] !== undefined) part[section] = config[section];
   part.service = { ...config.service, credentials: { source: 'secretsManager', secretId: secretName } };
+  // A function that posts nothing gets no channels, so no section of its part may name one (the schema checks).
+  const sections: readonly Section[] = FUNCTION_CONFIG_SECTIONS[job];
+  if (config.archive && !sections.includes('channels')) part.archive = { ...config.archive, channels: [] };
   return part as Partial<PulseConfig>;
 }

@@ -29,10 +29,23 @@ import { EXIT } from '../src/cli/io.ts';
 import { readLedger } from '../src/console/ledger-snapshot.ts';
 import { LICENSE_ALERT_PREFIX, LICENSE_FIRST_RUN_PREFIX } from '../src/core/delivery/ledger-keys.ts';
 import type { ChannelKind } from '../src/ports/channels.ts';
-import { checkChannelLedger, checkChannelPosts, type EpochChannels } from './chaos/channel-invariants.ts';
+import {
+  checkArchiveEvents,
+  checkChannelLedger,
+  checkChannelPosts,
+  type EpochChannels,
+} from './chaos/channel-invariants.ts';
 import { type ChildRun, type JobResult, runChild } from './chaos/child.ts';
 import { drawFaults, FAULT_KINDS, type FaultKind, MULTIPART_PART_SIZE, WORK_FAULTS } from './chaos/faults.ts';
-import { ChaosState, checkArchive, checkEmails, checkSecret, INVARIANTS, type Invariant } from './chaos/invariants.ts';
+import {
+  ChaosState,
+  checkArchive,
+  checkEmails,
+  checkSecret,
+  INVARIANTS,
+  type Invariant,
+  manifestsWithChannels,
+} from './chaos/invariants.ts';
 import { CHANNEL_FAULT_KINDS, PEER_FAULT_KINDS, PEER_FAULTS_ENV } from './chaos/peer-faults.ts';
 
 const { values: flags } = parseArgs({
@@ -173,6 +186,8 @@ function epochConfig(n: number): Epoch {
   for (const route of c.licenses.routing) if (route.channels) route.channels = route.channels.map(channel);
   report.channels = report.channels.map(channel);
   c.notices.channels = c.notices.channels.map(channel);
+  // Every channel is told of each archive run here (the example tells its webhook only): chat under kills too.
+  c.archive.channels = c.channels.map((ch: { id: string }) => ch.id);
   const config = join(CHAOS_DIR, `config-e${n}.json`);
   writeFileSync(config, JSON.stringify(c, null, 2));
   const owner = c.licenses.owner.address.toLowerCase();
@@ -242,6 +257,8 @@ const stats = {
   chatUnknownRecords: 0,
   chatUnknownPosted: 0,
   webhookPending: 0,
+  /** Archive runs whose manifest names channels, checked told at the epochs' ends (checkArchiveEvents). */
+  archiveRunsTold: 0,
 };
 const STACK_FRAME = /^\s+at .+[:(]/m;
 const ANSWERS = new Set<number>([EXIT.ok, EXIT.failure, EXIT.auth, EXIT.service, EXIT.network]);
@@ -392,6 +409,8 @@ async function closeEpoch(epoch: Epoch): Promise<void> {
     }
   }
   const tally = checkChannelLedger(state, ledger, epoch.channels);
+  const manifests = await manifestsWithChannels(join(WORK_DIR, 's3', BUCKET), epoch.prefix);
+  stats.archiveRunsTold += checkArchiveEvents(state, manifests, ledger, epoch.channels);
   stats.chatUnknownRecords += tally.chatUnknownRecords;
   stats.chatUnknownPosted += tally.chatUnknownPosted;
   stats.webhookPending += tally.webhookPending;
@@ -474,6 +493,7 @@ Slack, Teams and webhook channels in the same work directory).
   the channel took the post and never answered; the ledger holds it as unknown); chat ledger records left unknown at
   the epochs' ends: ${stats.chatUnknownRecords} (a license alert batch counts one per alert); webhook deliveries still
   claimed by a killed run at an epoch's end (lease not over, taken over after it): ${stats.webhookPending}
+- Archive runs told to every channel their manifest names (checked at the epochs' ends): ${stats.archiveRunsTold}
 - Invariant violations: **${state.violations.length}**
 
 ## Faults injected

@@ -7,22 +7,34 @@
 import type { ChannelConfig, PulseConfig } from '../../src/config/schema.ts';
 
 /** The functions that post to channels, by PULSE_JOB. */
-export const CHANNEL_POSTERS = ['digest', 'license-alerts', 'license-report', 'mail-events'] as const;
+export const CHANNEL_POSTERS = [
+  'digest',
+  'license-alerts',
+  'license-report',
+  'mail-events',
+  'archive-plan',
+  'archive-copy',
+] as const;
 export type ChannelPoster = (typeof CHANNEL_POSTERS)[number];
 
 /**
- * The ids of the channels a function posts to: its deliveries' channels, and the notice channels, since every poster
- * sends owner notices (the digest: a held digest, an unknown delivery; the license jobs: an unknown delivery; the
- * mail events: a bounce or complaint, and nothing else).
+ * The ids of the channels a function posts to: its deliveries' channels, and the notice channels for those that send
+ * owner notices (the digest: a held digest, an unknown delivery; the license jobs: an unknown delivery; the mail
+ * events: a bounce or complaint, and nothing else). The archive's two steps, either of which may finish a run, post
+ * its event to `archive.channels` and send no notices (a run's failure is its JobFailed alarm).
  */
 export function channelIdsPostedBy(config: PulseConfig, fn: ChannelPoster): string[] {
-  const deliveries: Record<ChannelPoster, () => string[]> = {
-    digest: () => config.digests.flatMap((d) => d.channels),
-    'license-alerts': () => (config.licenses?.routing ?? []).flatMap((r) => r.channels),
-    'license-report': () => config.licenses?.report?.channels ?? [],
-    'mail-events': () => [],
+  const notices = config.notices?.channels ?? [];
+  const archiveEvents = () => config.archive?.channels ?? [];
+  const posts: Record<ChannelPoster, () => string[]> = {
+    digest: () => [...config.digests.flatMap((d) => d.channels), ...notices],
+    'license-alerts': () => [...(config.licenses?.routing ?? []).flatMap((r) => r.channels), ...notices],
+    'license-report': () => [...(config.licenses?.report?.channels ?? []), ...notices],
+    'mail-events': () => notices,
+    'archive-plan': archiveEvents,
+    'archive-copy': archiveEvents,
   };
-  return [...new Set([...deliveries[fn](), ...(config.notices?.channels ?? [])])];
+  return [...new Set(posts[fn]())];
 }
 
 export function channelsPostedBy(config: PulseConfig, fn: ChannelPoster): ChannelConfig[] {

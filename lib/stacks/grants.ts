@@ -17,7 +17,7 @@ export const ARCHIVE_RUN_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyn
 /**
  * The partition keys (`dynamodb:LeadingKeys`, StringLike) each job's items have: its deliveries, its own notices,
  * the owner's notice of an unknown delivery (`notice-unknown#<the delivery's key>`) and the failures it reported
- * (`failure-seen#<job>#…`, src/app/new-failures.ts). The builders are src/core/delivery/ledger-keys.ts (used by
+ * (`failure-seen#<job>#…`, src/app/new-failures.ts); the archive's run events. The builders are src/core/delivery/ledger-keys.ts (used by
  * the digest, the license alerts and the license report), src/core/delivery/unknown-delivery-notice.ts and
  * src/adapters/aws/dynamodb-archive-runs.ts; the infra tests build real keys with them and match them against these.
  */
@@ -26,6 +26,8 @@ export const STATE_KEYS = {
   licenseAlerts: ['license-alert#*', 'notice-unknown#license-alerts#*', 'failure-seen#license-alerts#*'],
   licenseReport: ['license-report#*', 'notice-unknown#license-report#*', 'failure-seen#license-report#*'],
   archiveRuns: ['archive-runs', 'archive-run#*'],
+  /** A finished run's events to `archive.channels` (src/archive/announce-run.ts): granted only when it has some. */
+  archiveEvents: ['archive-event#*'],
 } as const;
 
 /**

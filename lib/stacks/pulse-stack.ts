@@ -333,7 +333,11 @@ export class PulseStack extends Stack {
     for (const fn of [plan.fn, copier.fn]) {
       this.reportingServiceSecret.grantRead(fn);
       this.allowState(fn, ARCHIVE_RUN_ACTIONS, STATE_KEYS.archiveRuns);
+      // Whichever step finishes a run tells archive.channels (and the runs before it that a channel missed).
+      if (archive.channels.length > 0) this.allowState(fn, LEDGER_ACTIONS, STATE_KEYS.archiveEvents);
     }
+    this.allowChannelSecrets(plan.fn, 'archive-plan');
+    this.allowChannelSecrets(copier.fn, 'archive-copy');
     // No delete, no retention changes anywhere: the bucket's Object Lock keeps what is written; a republished file
     // becomes a new version.
     this.allowObjects(plan.fn, {

@@ -21,7 +21,7 @@ import { localSigningSecret } from '../../src/adapters/local/channel-sink.ts';
 import type { LedgerItem } from '../../src/console/ledger-snapshot.ts';
 import { DELIVERY_ID_HEADER } from '../../src/core/channels/deliver-to-channel.ts';
 import { channelEventId } from '../../src/core/channels/webhook-event.ts';
-import { LICENSE_FIRST_RUN_PREFIX } from '../../src/core/delivery/ledger-keys.ts';
+import { archiveEventLedgerKey, LICENSE_FIRST_RUN_PREFIX } from '../../src/core/delivery/ledger-keys.ts';
 import { unknownNoticeKey } from '../../src/core/delivery/unknown-delivery-notice.ts';
 import { mailEventNoticeKey } from '../../src/mail-events/delivery-of.ts';
 import type { ChannelKind } from '../../src/ports/channels.ts';
@@ -307,4 +307,33 @@ export function checkChannelLedger(
     }
   }
   return tally;
+}
+
+/**
+ * At an epoch's end, after its fault-free closing run (which tells the runs before it that a channel missed): every
+ * archive run whose manifest names channels was told each of them — its event posted to each webhook under the id
+ * of its ledger key, and each chat post sent or unknown (a ledger record). Returns the runs checked.
+ */
+export function checkArchiveEvents(
+  state: ChaosState,
+  manifests: readonly { runId: string; channels: readonly string[] }[],
+  items: readonly LedgerItem[],
+  epoch: EpochChannels,
+): number {
+  const keys = new Set(items.map((i) => i.key));
+  const posted = new Set(
+    [...state.channelPosts.values()].filter((p) => !p.broken).map((p) => `${p.channel}\u0000${p.id}`),
+  );
+  for (const { runId, channels } of manifests) {
+    for (const channel of channels) {
+      const key = archiveEventLedgerKey(runId, `channel:${channel}`);
+      const kind = epoch.channels.get(channel);
+      if (kind === 'webhook' ? !posted.has(`${channel}\u0000${channelEventId(key)}`) : !keys.has(key))
+        state.violate(
+          'channel: every archive run told',
+          `${key}: ${kind === 'webhook' ? 'no event posted' : 'no delivery'}`,
+        );
+    }
+  }
+  return manifests.length;
 }

@@ -32,6 +32,7 @@ export const INVARIANTS = [
   'channel: every done delivery posted',
   'channel: every due webhook event delivered',
   'channel: every due chat post sent or unknown',
+  'channel: every archive run told',
   'no crash',
   'no secret in any output',
 ] as const;
@@ -183,6 +184,25 @@ export async function checkArchive(
   }
   await checkManifestChain(state, objects, `${prefix}/manifests/`);
   return new Set(keysByName.keys());
+}
+
+/** The manifests under an epoch's prefix that name channels (`archive.channels` when their run finished). */
+export async function manifestsWithChannels(
+  bucketDir: string,
+  prefix: string,
+): Promise<{ key: string; runId: string; channels: string[] }[]> {
+  const objects = await committedObjects(bucketDir, prefix);
+  const out: { key: string; runId: string; channels: string[] }[] = [];
+  for (const [key, path] of objects) {
+    if (!key.startsWith(`${prefix}/manifests/`) || !key.endsWith('.json')) continue;
+    try {
+      const m = JSON.parse(await readFile(path, 'utf8')) as { runId?: string; channels?: string[] };
+      if (m.runId && m.channels?.length) out.push({ key, runId: m.runId, channels: m.channels });
+    } catch {
+      // Not JSON: the chain check reports it.
+    }
+  }
+  return out.sort((a, b) => (a.key < b.key ? -1 : 1));
 }
 
 async function checkManifestChain(state: ChaosState, objects: Map<string, string>, folder: string): Promise<void> {

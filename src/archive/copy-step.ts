@@ -152,7 +152,7 @@ export async function finishRecordedRun(
     const result = archiveResult(emptyCounts());
     const input = { startedAt: new Date(run.startedAt), kinds: plan.kinds, outcomes };
     const finished = await finishArchiveRun(
-      archive,
+      { ...config, archive },
       { ...input, ...(noOutcomeReason ? { noOutcomeReason } : {}) },
       ports,
       result,

@@ -1,17 +1,28 @@
 /**
  * The end of an archive run, wherever its copies ran: count the outcomes against the plan, write the run's manifest
- * (hash-chained to the previous one) and its coverage report. `runArchive` calls it once its in-process copies are
+ * (hash-chained to the previous one) and its coverage report, then tell the archive's channels (announce-run.ts:
+ * the runs before it that some channel missed, then this one). `runArchive` calls it once its in-process copies are
  * done; in AWS the copier that records a run's last outcome (or the next plan step, for a run whose copier died)
  * calls it with the stored plan and the recorded outcomes.
  */
 import type { ArchiveConfig, PulseConfig } from '../config/schema.ts';
 import type { JobResult } from '../core/job-result.ts';
 import type { ArchiveStore } from '../ports/archive-store.ts';
+import type { ChannelPorts } from '../ports/channels.ts';
 import type { Clock } from '../ports/clock.ts';
+import type { Ledger } from '../ports/ledger.ts';
 import type { Logger } from '../ports/logger.ts';
+import { announceEarlierRuns, announceRun } from './announce-run.ts';
 import type { CopyOutcome } from './copy/copy-file.ts';
 import { buildCoverage, writeCoverage } from './coverage.ts';
-import { MANIFEST_FORMAT, manifestFiles, nextManifestSlot, writeManifest } from './manifest.ts';
+import {
+  MANIFEST_FORMAT,
+  type Manifest,
+  type ManifestLink,
+  manifestFiles,
+  nextManifestSlot,
+  writeManifest,
+} from './manifest.ts';
 import { type KindPlan, type PlanOptions, type PlanSummary, unlistedPlan } from './plan.ts';
 
 export type ArchiveCounts = {
@@ -44,7 +55,13 @@ export interface FinishPorts {
   archive: ArchiveStore;
   clock: Clock;
   logger: Logger;
+  /** For `archive.channels`: without them each channel the config names fails by name. */
+  ledger?: Ledger;
+  channels?: ChannelPorts;
 }
+
+/** What a finish reads of the config: the archive, and the channels and product names its events use. */
+export type FinishConfig = Pick<PulseConfig, 'channels' | 'products'> & { archive: ArchiveConfig };
 
 export interface FinishedRunInput {
   startedAt: Date;
@@ -105,11 +122,12 @@ export function failRun<R extends JobResult<Record<string, number>>>(result: R, 
 
 /** Adds the plan's problems to `result`, tallies the counts and writes the manifest and coverage report. */
 export async function finishArchiveRun(
-  archive: Pick<ArchiveConfig, 'prefix'>,
+  config: FinishConfig,
   run: FinishedRunInput,
   ports: FinishPorts,
   result: JobResult<ArchiveCounts | PlanSummary>,
 ): Promise<JobResult<ArchiveCounts>> {
+  const { archive } = config;
   reportPlanProblems(run.kinds, result);
   const noOutcome = run.noOutcomeReason ?? 'not copied (the run stopped early)';
   const outcomes = new Map(run.outcomes);
@@ -117,6 +135,9 @@ export async function finishArchiveRun(
     if (!outcomes.has(f.key)) outcomes.set(f.key, { outcome: 'failed', key: f.key, reason: noOutcome, attempts: 0 });
   }
   const counts = tally(run.kinds, outcomes, result);
+  let manifest:
+    | { written: Manifest; manifestKey: string; coverageKey: string; previous: ManifestLink | null }
+    | undefined;
   const finished: JobResult<ArchiveCounts> = Object.assign(result, { counts });
   const problems = [
     ...(run.problems ?? []),
@@ -124,7 +145,7 @@ export async function finishArchiveRun(
   ];
   try {
     const { runId, previous } = await nextManifestSlot(ports.archive, archive.prefix, run.startedAt);
-    const manifestKey = await writeManifest(ports.archive, archive.prefix, {
+    const written: Manifest = {
       format: MANIFEST_FORMAT,
       runId,
       startedAt: run.startedAt.toISOString(),
@@ -141,13 +162,26 @@ export async function finishArchiveRun(
         openSkipped,
       })),
       files: manifestFiles(run.kinds, outcomes),
-      errors: finished.errors,
-    });
+      errors: [...finished.errors],
+      ...(archive.channels.length > 0 ? { channels: archive.channels } : {}),
+    };
+    const manifestKey = await writeManifest(ports.archive, archive.prefix, written);
     finished.outputs.push(manifestKey);
     const coverage = buildCoverage({ runId, manifestKey, problems }, run.kinds, outcomes);
-    finished.outputs.push(await writeCoverage(ports.archive, archive.prefix, coverage));
+    const coverageKey = await writeCoverage(ports.archive, archive.prefix, coverage);
+    finished.outputs.push(coverageKey);
+    manifest = { written, manifestKey, coverageKey, previous };
   } catch (e) {
     failRun(finished, `manifest not written: ${(e as Error).name}: ${(e as Error).message}`);
+  }
+  // Told only of a run whose manifest is written: the event says what the manifest says, and a later run can tell
+  // it again. A run without one is finished again later (AWS) or fails its job (exit code, JobFailed alarm).
+  if (manifest) {
+    const told = [
+      ...(await announceEarlierRuns(config, ports, manifest.previous)),
+      ...(await announceRun(config, ports, { ...manifest, manifest: manifest.written })),
+    ];
+    for (const problem of told) failRun(finished, `archive event not delivered: ${problem}`);
   }
   ports.logger.info('archive run finished', { ok: finished.ok, ...counts });
   return finished;

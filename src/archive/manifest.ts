@@ -64,6 +64,11 @@ export interface Manifest {
   kinds: ManifestKind[];
   files: ManifestFile[];
   errors: string[];
+  /**
+   * The channels told of the run (`archive.channels` when it finished; absent before the archive had channels): a
+   * later run announces it again to those that have not taken it (announce-run.ts).
+   */
+  channels?: string[];
 }
 
 export const manifestFolder = (prefix: string): string => folderUnder(prefix, 'manifests');
@@ -113,6 +118,32 @@ export async function nextManifestSlot(
   const previous = bytes ? { key: latest.key, sha256: sha256Hex(bytes) } : null;
   const after = (parseRunId(latest.runId)?.getTime() ?? 0) + 1;
   return { runId: runIdOf(new Date(Math.max(startedAt.getTime(), after))), previous };
+}
+
+/** A manifest by key: undefined when there is none; a named error when it is not one Pulse can read. */
+export async function readManifest(store: ArchiveStore, key: string): Promise<Manifest | undefined> {
+  const bytes = await store.get(key);
+  if (!bytes) return undefined;
+  let manifest: Partial<Manifest>;
+  try {
+    manifest = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<Manifest>;
+  } catch {
+    throw new UnreadableManifestError(key, 'the manifest is not valid JSON');
+  }
+  if (!READABLE_FORMATS.includes(manifest.format))
+    throw new UnreadableManifestError(key, `unknown manifest format ${JSON.stringify(manifest.format)}`);
+  return manifest as Manifest;
+}
+
+export class UnreadableManifestError extends Error {
+  override name = 'UnreadableManifestError';
+  /** What is wrong with it, without the key. */
+  readonly problem: string;
+
+  constructor(key: string, problem: string) {
+    super(`${key}: ${problem}`);
+    this.problem = problem;
+  }
 }
 
 export async function writeManifest(store: ArchiveStore, prefix: string, manifest: Manifest): Promise<string> {

@@ -55,7 +55,12 @@ export async function runPlanStep(
     const unlisted = unlistedRun(config, planOptions, stopped);
     Object.assign(counts, summarizePlan(unlisted.kinds));
     const input = { startedAt, outcomes: new Map(), ...unlisted };
-    const finished = await finishArchiveRun(archive, input, ports, failRun(archiveResult(emptyCounts()), stopped));
+    const finished = await finishArchiveRun(
+      { ...config, archive },
+      input,
+      ports,
+      failRun(archiveResult(emptyCounts()), stopped),
+    );
     result.outputs.push(...finished.outputs);
     return result;
   }

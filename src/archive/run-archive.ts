@@ -7,15 +7,13 @@
 import { mapWithConcurrency, type ReportingClient } from '../client/index.ts';
 import type { ArchiveConfig, ArchiveKind, PulseConfig } from '../config/schema.ts';
 import type { JobResult } from '../core/job-result.ts';
-import type { ArchiveStore } from '../ports/archive-store.ts';
-import type { Clock } from '../ports/clock.ts';
-import type { Logger } from '../ports/logger.ts';
 import type { CopyOutcome } from './copy/copy-file.ts';
 import { copyPlannedFile } from './copy-planned-file.ts';
 import {
   type ArchiveCounts,
   archiveResult,
   emptyCounts,
+  type FinishPorts,
   failRun,
   finishArchiveRun,
   reportPlanProblems,
@@ -26,11 +24,8 @@ import { type ArchiveProgress, silentProgress } from './progress.ts';
 
 export type { ArchiveCounts } from './finish-run.ts';
 
-export interface ArchivePorts {
+export interface ArchivePorts extends FinishPorts {
   client: ReportingClient;
-  archive: ArchiveStore;
-  clock: Clock;
-  logger: Logger;
 }
 
 export interface ArchiveRunOptions {
@@ -91,7 +86,7 @@ export async function runArchive(
   const looked = plan
     ? { kinds: plan.kinds, problems: stopped === undefined ? [] : [`the run stopped: ${stopped}`] }
     : unlistedRun(config, planOptions, stopped ?? 'the run stopped before its plan');
-  return finishArchiveRun(archive, { startedAt, outcomes, ...looked }, ports, result);
+  return finishArchiveRun({ ...config, archive }, { startedAt, outcomes, ...looked }, ports, result);
 }
 
 /** `--product` ids that are in the config; an unknown one fails the run (and is left out). */

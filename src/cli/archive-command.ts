@@ -66,7 +66,14 @@ export async function archiveCommand(args: string[], io: CliIo): Promise<number>
     if (values.verify) return report(await verifyArchiveChain(ports.archive, config.archive.prefix), json, io);
     const result = await runArchive(
       config,
-      { client: ports.client, archive: ports.archive, clock: ports.clock, logger: ports.logger },
+      {
+        client: ports.client,
+        archive: ports.archive,
+        clock: ports.clock,
+        logger: ports.logger,
+        ledger: ports.ledger,
+        ...(ports.channels ? { channels: ports.channels } : {}),
+      },
       {
         productIds,
         kinds: kinds as ArchiveKind[] | undefined,

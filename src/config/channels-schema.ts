@@ -11,7 +11,7 @@ export const CHANNEL_KINDS = ['slack', 'teams', 'webhook'] as const;
 export const ChannelId = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lower-case letters, digits and dashes, at most 63')
-  .describe('channel id, as digests, routes and notices name it');
+  .describe('channel id, as digests, license routes and the report, notices and the archive name it');
 
 /** The environment variable a channel's secret is read from when the config names none: `PULSE_CHANNEL_OPS_SLACK`. */
 export const channelEnvVar = (id: string) => `PULSE_CHANNEL_${id.toUpperCase().replaceAll('-', '_')}`;

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { unsafeKeyPartReason, unsafeTemplateReason } from './archive-key-parts.ts';
-import { ChannelIds, Channels, Notices } from './channels-schema.ts';
+import { ChannelId, ChannelIds, Channels, Notices } from './channels-schema.ts';
 import { Email, ProductId, Recipient, Text, WeeklySchedule } from './common-schema.ts';
 import { Licenses } from './licenses-schema.ts';
 
@@ -190,6 +190,9 @@ export const Archive = z.strictObject({
       'where the client data comes from: the client export (exportClientPropertyList, one CSV stream) or the client property list (clientPropertyList, paged)',
     ),
   concurrency: z.number().int().min(1).max(32).default(4).describe('files copied at once'),
+  channels: ChannelIds.describe(
+    'channels told of every finished run: archive.completed or archive.failed (ids from `channels`; docs/channels/webhook.md)',
+  ),
   // Read by the CDK app only (the bucket's Object Lock default retention); the jobs never change a retention.
   retention: z
     .strictObject({
@@ -298,6 +301,7 @@ function channelRefs(
     digests: { channels: string[] }[];
     licenses?: { routing: { channels: string[] }[]; report?: { channels: string[] } | undefined } | undefined;
     notices?: { channels: string[] } | undefined;
+    archive?: { channels: string[] } | undefined;
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -315,10 +319,13 @@ function channelRefs(
     ]),
     [['licenses', 'report', 'channels'], cfg.licenses?.report?.channels ?? []],
     [['notices', 'channels'], cfg.notices?.channels ?? []],
+    [['archive', 'channels'], cfg.archive?.channels ?? []],
   ];
   for (const [path, list] of refs) {
     list.forEach((id, j) => {
-      if (!ids.has(id)) ctx.addIssue({ code: 'custom', path: [...path, j], message: `${id} is not in channels` });
+      // An id the pattern refused has its error already.
+      if (!ids.has(id) && ChannelId.safeParse(id).success)
+        ctx.addIssue({ code: 'custom', path: [...path, j], message: `${id} is not in channels` });
     });
   }
 }

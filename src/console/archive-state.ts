@@ -6,7 +6,14 @@
  */
 import { createHash } from 'node:crypto';
 import { type Coverage, coverageKey, type KindCoverage } from '../archive/coverage.ts';
-import { type Manifest, manifestFolder, manifestKey, parseRunId } from '../archive/manifest.ts';
+import {
+  type Manifest,
+  manifestFolder,
+  manifestKey,
+  parseRunId,
+  readManifest,
+  UnreadableManifestError,
+} from '../archive/manifest.ts';
 import { type VerifyChainCounts, verifyArchiveChain } from '../archive/verify-chain.ts';
 import type { JobResult } from '../core/job-result.ts';
 import type { ArchiveStore, StoredObject } from '../ports/archive-store.ts';
@@ -95,12 +102,13 @@ const coverageFolderOf = (prefix: string): string => coverageKey(prefix, 'x').sl
 
 export async function readRun(store: ArchiveStore, prefix: string, runId: string): Promise<RunSummary> {
   const key = manifestKey(prefix, runId);
-  const bytes = await store.get(key);
-  if (!bytes) return { runId, manifestKey: key, problem: 'the manifest is missing' };
   try {
-    return { runId, manifestKey: key, manifest: JSON.parse(Buffer.from(bytes).toString('utf8')) as Manifest };
-  } catch {
-    return { runId, manifestKey: key, problem: 'the manifest is not valid JSON' };
+    const manifest = await readManifest(store, key);
+    if (!manifest) return { runId, manifestKey: key, problem: 'the manifest is missing' };
+    return { runId, manifestKey: key, manifest };
+  } catch (e) {
+    if (!(e instanceof UnreadableManifestError)) throw e;
+    return { runId, manifestKey: key, problem: e.problem };
   }
 }
 

@@ -31,7 +31,7 @@ export class ChannelCheckError extends Error {
   }
 }
 
-export const UNUSED = 'configured but unused: no digest, license route, license report or notices names it';
+export const UNUSED = 'configured but unused: no digest, license route, license report, notices or archive names it';
 /** A deployment's channel whose secret is in the environment: the stack's functions have none (synth warns too). */
 export const ENV_IN_AWS =
   'its secret comes from the environment, which the deployed functions do not have: their posts fail ("not set"); ' +
@@ -52,6 +52,7 @@ export function channelUses(config: PulseConfig): Map<string, string[]> {
   for (const [i, r] of (config.licenses?.routing ?? []).entries()) add(r.channels, `licenses.routing[${i}]`);
   add(config.licenses?.report?.channels ?? [], 'licenses.report');
   add(config.notices?.channels ?? [], 'notices');
+  add(config.archive?.channels ?? [], 'archive');
   return uses;
 }
 

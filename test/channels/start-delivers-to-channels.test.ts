@@ -2,7 +2,8 @@
  * `pulse start` (what `npm start` runs) with the bundled example delivers each kind of message to a Slack, a Teams
  * and a webhook channel of the local sinks, once: the digest, the license alerts (a first run's summary), the
  * license report, and an owner's notice (the SMTP sink bounces one digest recipient, `$PULSE_LOCAL_BOUNCE`, so the
- * owner's bounce notice goes to the notice channels). A second start posts nothing. Every preview opens in
+ * owner's bounce notice goes to the notice channels); the webhook also gets the archive run's event
+ * (`archive.channels`). A second start posts nothing but its own archive run's event. Every preview opens in
  * Chromium at 375 and 800 px: no sideways scrolling, the Teams card drawn by the Adaptive Cards renderer.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -58,6 +59,7 @@ it('a digest, a license alerts summary, a license report and an owner notice rea
   };
   for (const channel of CHANNELS) {
     expect(sent[channel]!.map(kinds).sort(), channel).toEqual([
+      ...(channel === 'pulse-events' ? ['archive.completed'] : []),
       'digest.sent',
       'license.alerts',
       'license.report',
@@ -67,7 +69,12 @@ it('a digest, a license alerts summary, a license report and an owner notice rea
 
   const second = await pulseMain(['start', '--work-dir', workDir], env);
   expect(second.code, second.stderr).toBe(0);
-  expect(await messages(workDir)).toEqual(sent);
+  const after = await messages(workDir);
+  // Each archive run is an event of its own; nothing else is posted again.
+  const { 'pulse-events': events, ...chat } = after;
+  expect(chat).toEqual({ 'product-slack': sent['product-slack'], 'product-teams': sent['product-teams'] });
+  expect(events!.slice(0, sent['pulse-events']!.length)).toEqual(sent['pulse-events']);
+  expect(events!.slice(sent['pulse-events']!.length).map(kinds)).toEqual(['archive.completed']);
 
   for (const channel of CHANNELS) {
     for (const { file } of sent[channel]!) {

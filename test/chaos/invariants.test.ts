@@ -9,7 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkChannelLedger, checkChannelPosts, type EpochChannels } from '../../scripts/chaos/channel-invariants.ts';
+import {
+  checkArchiveEvents,
+  checkChannelLedger,
+  checkChannelPosts,
+  type EpochChannels,
+} from '../../scripts/chaos/channel-invariants.ts';
 import { ChaosState, checkArchive } from '../../scripts/chaos/invariants.ts';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../../src/adapters/aws/dynamodb-ledger.ts';
 import { HttpChannelPoster } from '../../src/adapters/http/channel-poster.ts';
@@ -20,6 +25,7 @@ import { type LedgerItem, readLedger } from '../../src/console/ledger-snapshot.t
 import type { ChannelMessage } from '../../src/core/channels/channel-message.ts';
 import { deliverToChannel } from '../../src/core/channels/deliver-to-channel.ts';
 import { channelEventId } from '../../src/core/channels/webhook-event.ts';
+import { archiveEventLedgerKey } from '../../src/core/delivery/ledger-keys.ts';
 import type { ChannelKind } from '../../src/ports/channels.ts';
 import type { Logger } from '../../src/ports/logger.ts';
 
@@ -275,6 +281,33 @@ describe('channel invariants', () => {
     expect(state.violations.map((v) => v.detail).slice(1)).toEqual([
       `${digestKey('slack-e0')}: no delivery`,
       `${digestKey('teams-e0')}: no delivery`,
+    ]);
+  });
+  it('an archive run told every channel passes; one a webhook never got, and one with no chat delivery, do not', async () => {
+    const w = await workDir();
+    const RUN = '2026-11-27T02-20-00.000Z';
+    const MISSED = '2026-11-28T02-20-00.000Z';
+    const run = (runId: string): ChannelMessage => ({
+      ...digest,
+      event: 'archive.completed',
+      title: 'Export archive · run',
+      data: { runId },
+    });
+    const key = (runId: string, cid: string) => archiveEventLedgerKey(runId, `channel:${cid}`);
+    for (const cid of ['slack-e0', 'hooks-e0'] as const) await w.deliver(key(RUN, cid), cid, run(RUN));
+    // The missed run's webhook event was recorded done, but no post reached the channel; Slack has no record.
+    await w.ledger.claim(key(MISSED, 'hooks-e0'));
+    await w.ledger.complete(key(MISSED, 'hooks-e0'), { messageId: channelEventId(key(MISSED, 'hooks-e0')) });
+    const items = await w.close();
+    const state = new ChaosState();
+    await checkChannelPosts(state, w.outbox);
+    const channels = ['slack-e0', 'hooks-e0'];
+    expect(checkArchiveEvents(state, [{ runId: RUN, channels }], items, epoch())).toBe(1);
+    expect(state.violations).toEqual([]);
+    checkArchiveEvents(state, [{ runId: MISSED, channels }], items, epoch());
+    expect(state.violations.map((v) => [v.invariant, v.detail])).toEqual([
+      ['channel: every archive run told', `${key(MISSED, 'slack-e0')}: no delivery`],
+      ['channel: every archive run told', `${key(MISSED, 'hooks-e0')}: no event posted`],
     ]);
   });
 });

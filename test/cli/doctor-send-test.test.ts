@@ -233,7 +233,7 @@ describe('pulse doctor --send-test CHANNEL', () => {
     const { code, lines } = await sendTest('unset');
     expect(lines[1]).toBe(
       '✗ Slack channel unset: environment variable PULSE_CHANNEL_UNSET is not set: put the channel\'s JSON {"url"} there (docs/channels.md); ' +
-        'configured but unused: no digest, license route, license report or notices names it',
+        'configured but unused: no digest, license route, license report, notices or archive names it',
     );
     expect(lines[2]).toBe("- test message: not sent: the channel's secret is not usable (above)");
     expect(code).toBe(3);
@@ -375,7 +375,7 @@ describe('pulse doctor: one line per channel', () => {
     );
     expect(line('Teams channel sales')).toBe(
       '! Teams channel sales: host prod-1.westeurope.logic.azure.com, secret from environment variable PULSE_CHANNEL_SALES: ' +
-        'configured but unused: no digest, license route, license report or notices names it',
+        'configured but unused: no digest, license route, license report, notices or archive names it',
     );
     expect(line('Teams channel legacy')).toBe(
       `✗ Teams channel legacy: host contoso.webhook.office.com, secret from environment variable PULSE_CHANNEL_LEGACY; used by notices: ${RETIRED_CONNECTOR}`,

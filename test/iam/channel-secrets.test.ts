@@ -2,9 +2,11 @@
  * Channel secrets judged by IAM's rules (simulate.ts) on the stack synthesized from a config with channels on every
  * section (test/infra/channels-config.ts): each function may GetSecretValue exactly the secrets of the channels its
  * job posts to, by name, complete or partial ARN, and is denied every other channel's; an env-sourced channel has no
- * secret anyone may read. Then a recorded case, as the bundled handlers' proof does it: the channel ports every
- * Lambda builds (src/app/channels.ts) read each function's channels from a Secrets Manager stub, the SDK calls are
- * recorded by the same recorder (test/functions/bundled/sdk-call-recorder.mjs) and judged like a real run's.
+ * secret anyone may read; the archive's two steps alone may keep the ledger items of its run events
+ * (`archive-event#…`), and only when `archive.channels` names a channel. Then a recorded case, as the bundled
+ * handlers' proof does it: the channel ports every Lambda builds (src/app/channels.ts) read each function's channels
+ * from a Secrets Manager stub, the SDK calls are recorded by the same recorder
+ * (test/functions/bundled/sdk-call-recorder.mjs) and judged like a real run's.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,14 +14,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEDGER_SORT_KEY } from '../../src/adapters/aws/dynamodb-ledger.ts';
 import { ChannelSecretError } from '../../src/adapters/channel-secrets.ts';
 import { channelPortsFor } from '../../src/app/channels.ts';
+import { channelAddress } from '../../src/core/channels/channel-targets.ts';
+import { archiveEventLedgerKey, digestLedgerKey, licenseReportLedgerKey } from '../../src/core/delivery/ledger-keys.ts';
 import { type AwsJsonStub, getSecretValue, startAwsJsonStub } from '../helpers/aws-json-stub.ts';
 import { CHANNEL_SECRETS, type ChannelId, channelsConfig, POSTS_TO } from '../infra/channels-config.ts';
-import { synthPulse } from '../infra/synth-pulse.ts';
+import { productionConfig, synthPulse } from '../infra/synth-pulse.ts';
 import { iamRequestsFor, type SdkCall } from './aws-requests.ts';
 import { CfnResolver, type CfnTemplate, TEST_TARGET } from './cfn-resolver.ts';
-import { deployedIam } from './deployed-iam.ts';
+import { type DeployedIam, deployedIam } from './deployed-iam.ts';
 import { PULSE_FUNCTIONS } from './must-not.ts';
 import { deployedResources, describeDenial, type Judgement, judgeRecordedCalls } from './recorded-calls.ts';
 import { simulate } from './simulate.ts';
@@ -81,6 +86,83 @@ describe('each function may read exactly its channels’ secrets', () => {
           .decision,
         other,
       ).not.toBe('Allowed');
+  });
+});
+
+describe('the archive’s run events: its two steps alone may keep their ledger items, and only with archive.channels', () => {
+  const ARCHIVERS = ['archive-plan', 'archive-copy'];
+  const eventKey = archiveEventLedgerKey('2026-11-27T02-20-00.000Z', channelAddress('archive-hook'));
+  /** The IAM requests of the ledger's four calls on `pk` (src/adapters/aws/dynamodb-ledger.ts), as aws-requests.ts maps them. */
+  const ledgerCalls = (of: DeployedIam, fn: string, pk: string) => {
+    const [table] = [...of.tables.keys()];
+    const key = { pk, sk: LEDGER_SORT_KEY };
+    return (
+      [
+        ['GetCommand', { TableName: table, Key: key }],
+        ['PutCommand', { TableName: table, ItemKey: key }],
+        ['UpdateCommand', { TableName: table, Key: key }],
+        ['DeleteCommand', { TableName: table, Key: key }],
+      ] as const
+    ).flatMap(([command, input]) =>
+      iamRequestsFor({ fn, service: 'DynamoDB', command, region, input }, deployedResources(of, new Map())),
+    );
+  };
+  const decisions = async (of: DeployedIam, fn: string, pk: string) => {
+    const f = of.functions.get(fn)!;
+    const requests = ledgerCalls(of, fn, pk);
+    expect(requests.map((r) => r.action)).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+    ]);
+    for (const r of requests) expect(r.context).toEqual({ 'dynamodb:LeadingKeys': [pk] });
+    return Promise.all(
+      requests.map(
+        async (r) => `${r.action} ${(await simulate(of, { arn: f.principal, roleArn: f.roleArn }, r)).decision}`,
+      ),
+    );
+  };
+  const all = (decision: string) =>
+    ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'].map((a) => `dynamodb:${a} ${decision}`);
+
+  it('the event key is the one announce-run.ts writes', () => {
+    expect(eventKey).toBe('archive-event#2026-11-27T02-20-00.000Z#channel:archive-hook');
+    expect(config.archive!.channels).toContain('archive-hook');
+  });
+
+  it.each(ARCHIVERS)('%s may get, put, update and delete a run event’s item', async (fn) => {
+    expect(await decisions(iam, fn, eventKey)).toEqual(all('Allowed'));
+  });
+
+  it.each([...PULSE_FUNCTIONS].filter((fn) => !ARCHIVERS.includes(fn)))(
+    '%s may not touch a run event’s item',
+    async (fn) => {
+      expect(await decisions(iam, fn, eventKey)).toEqual(all('ImplicitlyDenied'));
+    },
+  );
+
+  it.each(ARCHIVERS)('%s may not touch the digest’s or the license report’s deliveries', async (fn) => {
+    for (const pk of [
+      digestLedgerKey('exec-weekly', '2026-W48', 'ceo@example.com'),
+      licenseReportLedgerKey('2026-W48', 'ceo@example.com'),
+    ])
+      expect(await decisions(iam, fn, pk), pk).toEqual(all('ImplicitlyDenied'));
+  });
+
+  describe('without archive channels (the example production config)', () => {
+    const plain = synthPulse({ props: { config: productionConfig() } });
+    const plainIam = deployedIam(
+      new CfnResolver(plain.template.toJSON() as CfnTemplate, { ...TEST_TARGET, stackName: plain.stack.stackName }),
+    );
+
+    it('has no archive channels', () => {
+      expect(productionConfig().archive!.channels).toEqual([]);
+    });
+
+    it.each(ARCHIVERS)('%s may not touch a run event’s item: no channels, no grant', async (fn) => {
+      expect(await decisions(plainIam, fn, eventKey)).toEqual(all('ImplicitlyDenied'));
+    });
   });
 });
 

@@ -35,7 +35,11 @@ const LEDGER_KEYS: Record<string, string[]> = {
     'license-report#2026-W48#ceo@example.com',
     'notice-unknown#license-report#2026-W48#ceo@example.com',
   ],
-  archive: ['archive-run#2026-11-27T02:20:00Z', 'archive-runs'],
+  archive: [
+    'archive-run#2026-11-27T02:20:00Z',
+    'archive-runs',
+    'archive-event#2026-11-27T02-20-00.000Z#channel:archive-hook',
+  ],
 };
 /**
  * Whose ledger items a function's job reads besides its own: the plan step and the copiers share the archive runs;

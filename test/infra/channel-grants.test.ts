@@ -16,7 +16,7 @@ import {
   channelSecretIds,
   UngrantableSecretIdError,
 } from '../../lib/stacks/channel-grants.ts';
-import { ConfigError } from '../../src/config/load.ts';
+import { ConfigError, parseConfig } from '../../src/config/load.ts';
 import { CHANNEL_SECRETS, channelsConfig, POSTS_TO, secretIdsPostedBy } from './channels-config.ts';
 import { productionConfig, synthPulse } from './synth-pulse.ts';
 
@@ -53,7 +53,7 @@ function channelSecretsOf(template: Template, job: string): string[] {
 
 describe('which channels each function posts to', () => {
   const config = channelsConfig();
-  it.each(CHANNEL_POSTERS)('%s: its sections’ channels and the notice channels', (fn) => {
+  it.each(CHANNEL_POSTERS)('%s: its sections’ channels and the notice channels (the archive’s: its own only)', (fn) => {
     expect(channelIdsPostedBy(config, fn).sort()).toEqual([...POSTS_TO[fn]!].sort());
   });
 
@@ -78,7 +78,7 @@ describe('the stack with channels', () => {
     expect(findings).toEqual([]);
   });
 
-  it.each(['digest', 'license-alerts', 'license-report', 'mail-events'])(
+  it.each(CHANNEL_POSTERS)(
     '%s may read exactly its channels’ secrets: a name with the six-character suffix, an ARN as given',
     (job) => {
       const expected = secretIdsPostedBy(job).map((id) =>
@@ -94,9 +94,21 @@ describe('the stack with channels', () => {
     expect(channelSecretsOf(template, 'mail-events')).toEqual([`${BY_NAME}pulse/channels/ops-notices-??????`]);
   });
 
+  it('the archive’s two steps (either may finish a run) read exactly archive.channels’ secrets, no notice channel’s', () => {
+    for (const job of ['archive-plan', 'archive-copy'])
+      expect(channelSecretsOf(template, job)).toEqual([
+        `${BY_NAME}pulse/channels/archive-hook-??????`,
+        `${BY_NAME}pulse/channels/shared-??????`,
+      ]);
+  });
+
   it('the functions that post nothing read no channel secret, and nobody reads an unused channel’s', () => {
-    for (const job of ['archive-plan', 'archive-copy', 'archive-verify', 'license-sync'])
-      expect(JSON.stringify(statementsOf(template, job))).not.toContain('pulse/channels/');
+    const jobs = Object.values(template.findResources('AWS::Lambda::Function')).flatMap(
+      (f) => f.Properties.Environment?.Variables?.PULSE_JOB ?? [],
+    );
+    const silent = jobs.filter((job: string) => !(CHANNEL_POSTERS as readonly string[]).includes(job)).sort();
+    expect(silent).toEqual(['archive-verify', 'license-sync', 'secret-setup']);
+    for (const job of silent) expect(JSON.stringify(statementsOf(template, job))).not.toContain('pulse/channels/');
     expect(JSON.stringify(template.toJSON())).not.toContain('pulse/channels/spare');
   });
 
@@ -134,6 +146,21 @@ describe('the stack with channels', () => {
       expect(part.notices).toEqual({ channels: ['ops-notices'] });
     },
   );
+  it('the archive steps carry the channels and archive.channels; the chain check and the sync carry neither, and load', () => {
+    for (const step of [stack.archive?.plan, stack.archive?.copier]) {
+      const part = JSON.parse(step!.bundledConfig!);
+      expect(part.channels.map((c: { id: string }) => c.id)).toEqual(Object.keys(CHANNEL_SECRETS));
+      expect(part.archive.channels).toEqual(['archive-hook', 'shared-slack']);
+      expect(part.notices).toBeUndefined();
+      expect(parseConfig(part, 'archive step').archive?.channels).toEqual(['archive-hook', 'shared-slack']);
+    }
+    for (const fn of [stack.archive?.verify, stack.licenseSync]) {
+      const part = JSON.parse(fn!.bundledConfig!);
+      expect(part.channels).toBeUndefined();
+      expect(part.archive.channels).toEqual([]);
+      expect(() => parseConfig(part, 'no poster')).not.toThrow();
+    }
+  });
 });
 
 describe('deploy config', () => {

@@ -21,6 +21,7 @@ export const CHANNEL_SECRETS = {
   'report-hook': { source: 'secretsManager', secretId: 'pulse/channels/report-hook' },
   'ops-notices': { source: 'secretsManager', secretId: 'pulse/channels/ops-notices' },
   'desk-local': { source: 'env' },
+  'archive-hook': { source: 'secretsManager', secretId: 'pulse/channels/archive-hook' },
   spare: { source: 'secretsManager', secretId: 'pulse/channels/spare' },
 } as const;
 export type ChannelId = keyof typeof CHANNEL_SECRETS;
@@ -33,18 +34,22 @@ const KINDS: Record<ChannelId, 'slack' | 'teams' | 'webhook'> = {
   'report-hook': 'webhook',
   'ops-notices': 'webhook',
   'desk-local': 'slack',
+  'archive-hook': 'webhook',
   spare: 'teams',
 };
 
 /**
  * The channels each function posts to (docs/iam.md "Channel secrets"): the digest its digests' channels, the license
- * alerts the routes', the license report the report's, every one of them and the mail events the notice channels.
+ * alerts the routes', the license report the report's, every one of them and the mail events the notice channels;
+ * the archive's two steps (either may finish a run) its run events' channels and no notice channel.
  */
 export const POSTS_TO: Record<string, readonly ChannelId[]> = {
   digest: ['exec-slack', 'board-teams', 'shared-slack', 'ops-notices'],
   'license-alerts': ['trial-slack', 'desk-local', 'ops-notices'],
   'license-report': ['report-hook', 'shared-slack', 'ops-notices'],
   'mail-events': ['ops-notices'],
+  'archive-plan': ['archive-hook', 'shared-slack'],
+  'archive-copy': ['archive-hook', 'shared-slack'],
 };
 
 /** The Secrets Manager ids of the channels `fn` posts to (none for an env-sourced channel). */
@@ -54,7 +59,7 @@ export const secretIdsPostedBy = (fn: string): string[] =>
     return secret.source === 'secretsManager' ? [secret.secretId] : [];
   });
 
-/** The example production config with the channels above: two digests, both license routes, the report, notices. */
+/** The example production config with the channels above: two digests, both license routes, the report, notices, the archive. */
 export function channelsConfig(): PulseConfig {
   const base = productionConfig();
   const [exec] = base.digests;
@@ -80,6 +85,7 @@ export function channelsConfig(): PulseConfig {
         secret,
       })),
       notices: { channels: ['ops-notices'] },
+      archive: { ...base.archive!, channels: ['archive-hook', 'shared-slack'] },
     },
     `${PRODUCTION_EXAMPLE} with channels`,
   );

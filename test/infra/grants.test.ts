@@ -16,13 +16,15 @@ import { coverageKey } from '../../src/archive/coverage.ts';
 import { manifestKey } from '../../src/archive/manifest.ts';
 import { planKey } from '../../src/archive/plan-store.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
-import { digestLedgerKey, licenseAlertLedgerKey } from '../../src/core/delivery/ledger-keys.ts';
+import { channelAddress } from '../../src/core/channels/channel-targets.ts';
+import { archiveEventLedgerKey, digestLedgerKey, licenseAlertLedgerKey } from '../../src/core/delivery/ledger-keys.ts';
 import { unknownNoticeKey } from '../../src/core/delivery/unknown-delivery-notice.ts';
 import { digestArchivePrefix } from '../../src/digest/archive-digest.ts';
 import { reportArchivePrefix } from '../../src/licenses/report/archive-report.ts';
 import { snapshotKey } from '../../src/licenses/report/registry-snapshot.ts';
 import { licenseReportLedgerKey } from '../../src/licenses/report/run-license-report.ts';
 import { INCOMING } from '../../src/licenses/sync/sync-upload.ts';
+import { channelsConfig } from './channels-config.ts';
 import { productionConfig, synthPulse } from './synth-pulse.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
@@ -250,5 +252,55 @@ describe('state table rights', () => {
     ];
     for (const [patterns, key] of cases) expect(matches(patterns, key), key).toBe(true);
     expect(matches(STATE_KEYS.licenseAlerts, digestKey)).toBe(false);
+  });
+
+  it('an archive run’s event key matches archive-event#* and no other job’s keys', () => {
+    const eventKey = archiveEventLedgerKey('2026-11-27T02-20-00.000Z', channelAddress('archive-hook'));
+    expect(eventKey).toBe('archive-event#2026-11-27T02-20-00.000Z#channel:archive-hook');
+    expect(matches(STATE_KEYS.archiveEvents, eventKey)).toBe(true);
+    for (const [job, patterns] of Object.entries(STATE_KEYS))
+      if (job !== 'archiveEvents') expect(matches(patterns, eventKey), job).toBe(false);
+    // Nor do the archive's event patterns reach the run records or another job's deliveries.
+    for (const key of [
+      RUNS_PK,
+      'archive-run#2026-11-20T02:20:00Z',
+      digestLedgerKey('exec-weekly', '2026-W46', 'a@b.c'),
+    ])
+      expect(matches(STATE_KEYS.archiveEvents, key), key).toBe(false);
+  });
+});
+
+describe('the archive’s run events: ledger rights only with archive.channels', () => {
+  const LEDGER = ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+  const RUNS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'];
+  const leading = (keys: readonly string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } });
+  const dynamo = (template: Template, job: string) =>
+    statementsOf(template, job)
+      .filter((s) => JSON.stringify(s.Action).includes('dynamodb:'))
+      .map((s) => ({ Action: s.Action, Condition: s.Condition }));
+  const withChannels = synthPulse({ props: { config: channelsConfig() } });
+  const without = synthPulse();
+
+  it.each(['archive-plan', 'archive-copy'])(
+    '%s: the run records, and the ledger on archive-event keys when archive.channels names channels',
+    (job) => {
+      expect(channelsConfig().archive!.channels).not.toEqual([]);
+      expect(dynamo(withChannels.template, job)).toEqual([
+        { Action: RUNS, Condition: leading(STATE_KEYS.archiveRuns) },
+        { Action: LEDGER, Condition: leading(STATE_KEYS.archiveEvents) },
+      ]);
+    },
+  );
+
+  it.each(['archive-plan', 'archive-copy'])('%s: the run records only without archive channels', (job) => {
+    expect(productionConfig().archive!.channels).toEqual([]);
+    expect(dynamo(without.template, job)).toEqual([{ Action: RUNS, Condition: leading(STATE_KEYS.archiveRuns) }]);
+  });
+
+  it('no other function is granted archive-event keys; without archive channels none is', () => {
+    const others = [...MAILERS, 'license-sync', 'archive-verify', 'mail-events'];
+    for (const job of others)
+      expect(JSON.stringify(statementsOf(withChannels.template, job)), job).not.toContain('archive-event#');
+    expect(JSON.stringify(without.template.toJSON())).not.toContain('archive-event#');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * What every channel message is built from: one model per thing Pulse tells (a digest, a license alert batch, the
- * license report, an owner notice), made by the job from the same view model as its email, and rendered by
+ * license report, a finished archive run, an owner notice), made by the job from the same view model as its email, and rendered by
  * slack.ts, teams.ts and webhook-event.ts. Text here is plain and may hold anything the service returned (a product
  * name with `<!channel>`, 10 KB of right-to-left text): each renderer escapes and truncates it for its channel.
  */
@@ -11,6 +11,8 @@ export const CHANNEL_EVENTS = [
   'digest.held',
   'license.alerts',
   'license.report',
+  'archive.completed',
+  'archive.failed',
   'delivery.unknown',
   'mail.event',
   'channel.test',

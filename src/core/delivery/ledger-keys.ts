@@ -66,3 +66,8 @@ export function parseLicenseReportLedgerKey(key: string): { isoWeek: string; add
   const m = /^license-report#(\d{4}-W\d{2})#(.+)$/.exec(key);
   return m ? { isoWeek: m[1]!, address: m[2]! } : undefined;
 }
+
+/** The archive's run events (src/archive/announce-run.ts): one per (run, channel), `archive-event#<run id>#channel:<id>`. */
+export const ARCHIVE_EVENT_PREFIX = 'archive-event#';
+export const archiveEventLedgerKey = (runId: string, channelAddress: string): string =>
+  `${ARCHIVE_EVENT_PREFIX}${runId}#${channelAddress}`;
