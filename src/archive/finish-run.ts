@@ -181,11 +181,15 @@ export async function finishArchiveRun(
       ...(await announceEarlierRuns(config, ports, manifest.previous)),
       ...(await announceRun(config, ports, { ...manifest, manifest: manifest.written })),
     ];
-    for (const problem of told) failRun(finished, `archive event not delivered: ${problem}`);
+    for (const problem of told) failRun(finished, `${EVENT_NOT_DELIVERED}: ${problem}`);
   }
   ports.logger.info('archive run finished', { ok: finished.ok, ...counts });
   return finished;
 }
+
+/** How a run's errors name an event a channel did not take (announce-run.ts). */
+export const EVENT_NOT_DELIVERED = 'archive event not delivered';
+export const isEventProblem = (error: string): boolean => error.startsWith(`${EVENT_NOT_DELIVERED}: `);
 
 export function reportPlanProblems(kinds: KindPlan[], result: JobResult<Record<string, number>>): void {
   for (const k of kinds) {

@@ -7,6 +7,7 @@ import {
   emptyCounts,
   failRun,
   finishArchiveRun,
+  isEventProblem,
   reportPlanProblems,
   unlistedRun,
 } from './finish-run.ts';
@@ -116,6 +117,8 @@ async function finishStaleRuns(
       count++;
       result.outputs.push(...finished.outputs);
       if (!finished.ok) failRun(result, `run ${run.runId} finished late with failures; see its manifest`);
+      // Its files' failures are in its manifest; an event a channel did not take is in no manifest: said here.
+      for (const error of finished.errors.filter(isEventProblem)) failRun(result, error);
     }
   } catch (e) {
     failRun(result, `stale runs not finished: ${(e as Error).name}: ${(e as Error).message}`);
