@@ -19,7 +19,8 @@ export const handler = async (event: SqsEvent, context?: LambdaContext) => {
   const { config, ports } = archiveCopyRuntime(process.env, context);
   const batch = event.Records.map((r) => ({ id: r.messageId, body: r.body }));
   // Placeholder credentials: the whole batch is handed back, to be copied once the secret is set (or redriven).
-  if (await refusePlaceholder('archive', ports))
+  // No ledger: the archive counts no new failures (its ledger is for its run events; JobFailed alarms it).
+  if (await refusePlaceholder('archive', { client: ports.client, logger: ports.logger }))
     return { batchItemFailures: batch.map(({ id }) => ({ itemIdentifier: id })) };
   const { retry, outcomes, finished } = await runCopyStep(config, ports, batch);
   ports.logger.info('archive copies done', { outcomes, retry: retry.length, runsFinished: finished.length });

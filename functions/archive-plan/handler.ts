@@ -19,7 +19,8 @@ export const handler = async (
   context?: LambdaContext,
 ): Promise<JobResult<PlanStepCounts> | JobResult> => {
   const { config, ports } = archivePlanRuntime(process.env, context);
-  const refused = await refusePlaceholder('archive', ports);
+  // No ledger: the archive counts no new failures (its ledger is for its run events; JobFailed alarms it).
+  const refused = await refusePlaceholder('archive', { client: ports.client, logger: ports.logger });
   if (refused) return refused;
   const { productIds, kinds } = event.detail ?? {};
   const result = await runPlanStep(config, ports, { productIds, kinds });

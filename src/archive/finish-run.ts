@@ -176,7 +176,8 @@ export async function finishArchiveRun(
   }
   // Told only of a run whose manifest is written: the event says what the manifest says, and a later run can tell
   // it again. A run without one is finished again later (AWS) or fails its job (exit code, JobFailed alarm).
-  if (manifest) {
+  // No channels: nothing to tell, and no earlier manifest to read.
+  if (manifest && archive.channels.length > 0) {
     const told = [
       ...(await announceEarlierRuns(config, ports, manifest.previous)),
       ...(await announceRun(config, ports, { ...manifest, manifest: manifest.written })),
