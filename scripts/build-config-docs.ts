@@ -99,6 +99,7 @@ const NOTES: Record<string, string> = {
   'licenses.report.schedule': 'when the report of the ISO week that just ended is due',
   'licenses.report.schedule.day': 'day of the week',
   'licenses.report.recipients[].name': 'display name',
+  'usageAlerts.rules[].recipients[].name': 'display name',
 };
 
 /** The topic page that explains a section, linked below its heading. */
@@ -108,6 +109,7 @@ const SECTION_PAGES: Record<string, string> = {
   mail: '[operations](operations.md#6-email-verify-the-sender-and-leave-the-ses-sandbox)',
   archive: '[the export archive](archive.md)',
   digests: '[the weekly digest](digest.md)',
+  usageAlerts: '[usage alerts](usage-alerts.md)',
   licenses: '[license alerts, report and sync](licenses.md)',
   deploy: '[operations](operations.md#what-the-stack-takes-from-the-config)',
 };
@@ -171,6 +173,9 @@ function typeOf(s: Schema, plural = false): string {
   if (s.const !== undefined) return json(s.const);
   if (s.enum) return `${plural ? 'each ' : ''}one of ${s.enum.map(json).join(', ')}`;
   if (s.oneOf) return `one of: ${s.oneOf.map((v) => variantName(v)).join(', ')}`;
+  // A nullable field (`["string", "null"]`): its type, or null.
+  if (Array.isArray(s.type) && s.type.length === 2 && s.type.includes('null'))
+    return `${typeOf({ ...s, type: s.type.find((t) => t !== 'null') }, plural)} or null`;
   switch (s.type) {
     case 'string': {
       if (s.format === 'email') return many('email address');

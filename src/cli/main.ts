@@ -12,12 +12,14 @@ import { type CliIo, EXIT, UsageError } from './io.ts';
 import { LICENSES_HELP, licensesCommand } from './licenses-command.ts';
 import { MAIL_HELP, mailCommand } from './mail-command.ts';
 import { START_HELP, startCommand } from './start-command.ts';
+import { USAGE_ALERTS_HELP, usageAlertsCommand } from './usage-alerts-command.ts';
 
 const HELPS: Record<string, string> = {
   emulator: EMULATOR_HELP,
   api: API_HELP,
   digest: DIGEST_HELP,
   archive: ARCHIVE_HELP,
+  'usage-alerts': USAGE_ALERTS_HELP,
   licenses: LICENSES_HELP,
   doctor: DOCTOR_HELP,
   mail: MAIL_HELP,
@@ -36,6 +38,7 @@ Commands:
   digest     Send the weekly executive digest (or --preview it)
   archive    Archive every export file and the client data in S3, verified and write-once
   licenses   License key alerts, the weekly license registry report, and registry sync from a CSV file
+  usage-alerts  Judge usage figures by the config's rules (--dry-run), or replay a rule over history (backtest)
   api        Call any Reporting Service operation by id and print its JSON answer (\`pulse api --list\`)
   doctor     Check a deployment's config from a workstation: service, sign-in, products, bucket, table, mail,
              channels (\`--send-test CHANNEL\` posts one test message)
@@ -77,6 +80,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await archiveCommand(rest, io);
       case 'licenses':
         return await licensesCommand(rest, io);
+      case 'usage-alerts':
+        return await usageAlertsCommand(rest, io);
       case 'api':
         return await apiCommand(rest, io);
       case 'doctor':

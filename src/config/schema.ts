@@ -7,6 +7,7 @@ import { unsafeKeyPartReason, unsafeTemplateReason } from './archive-key-parts.t
 import { ChannelId, ChannelIds, Channels, Notices } from './channels-schema.ts';
 import { Email, ProductId, Recipient, Text, WeeklySchedule } from './common-schema.ts';
 import { Licenses } from './licenses-schema.ts';
+import { UsageAlerts } from './usage-alerts-schema.ts';
 
 export { Email, ProductId, TimeZone, WEEKDAYS } from './common-schema.ts';
 
@@ -259,6 +260,7 @@ export const PulseConfig = z
     licenses: Licenses.optional().describe('license key alerts, the weekly registry report and registry sync'),
     channels: Channels.describe('Slack, Teams and webhook channels (docs/channels.md)'),
     notices: Notices.optional(),
+    usageAlerts: UsageAlerts.optional(),
     deploy: Deploy.optional().describe('settings of the deployed stack (cdk synth / deploy only)'),
   })
   .superRefine((cfg, ctx) => {
@@ -288,6 +290,11 @@ export const PulseConfig = z
         (r.productIds ?? []).map((id, j): [(string | number)[], string] => [['routing', i, 'productIds', j], id]),
       ),
     ];
+    for (const [path, id] of (cfg.usageAlerts?.rules ?? []).flatMap((r, i) =>
+      r.productIds.map((id, j): [(string | number)[], string] => [['usageAlerts', 'rules', i, 'productIds', j], id]),
+    )) {
+      if (!known.has(id)) ctx.addIssue({ code: 'custom', path, message: `${id} is not in products` });
+    }
     for (const [path, id] of licenseProducts) {
       if (!known.has(id))
         ctx.addIssue({ code: 'custom', path: ['licenses', ...path], message: `${id} is not in products` });
@@ -302,6 +309,7 @@ function channelRefs(
     licenses?: { routing: { channels: string[] }[]; report?: { channels: string[] } | undefined } | undefined;
     notices?: { channels: string[] } | undefined;
     archive?: { channels: string[] } | undefined;
+    usageAlerts?: { rules: { channels: string[] }[] } | undefined;
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -320,6 +328,10 @@ function channelRefs(
     [['licenses', 'report', 'channels'], cfg.licenses?.report?.channels ?? []],
     [['notices', 'channels'], cfg.notices?.channels ?? []],
     [['archive', 'channels'], cfg.archive?.channels ?? []],
+    ...(cfg.usageAlerts?.rules ?? []).map((r, i): [(string | number)[], string[]] => [
+      ['usageAlerts', 'rules', i, 'channels'],
+      r.channels,
+    ]),
   ];
   for (const [path, list] of refs) {
     list.forEach((id, j) => {

@@ -1,0 +1,137 @@
+/**
+ * The usage alerts, judged: per rule, the periods to judge (the live run: its last `TELL_PERIODS` complete ones; a
+ * backtest: every period it is asked for), the shared report calls for all rules (plan-calls.ts), one series per
+ * product or segment, and their state changes (evaluate.ts). The same function runs `pulse usage-alerts`, its
+ * backtest, `pulse start` and the scheduled function; what is told to whom is the delivery's business.
+ */
+import { mapWithConcurrency, type ReportingClient } from '../client/index.ts';
+import type { PulseConfig } from '../config/schema.ts';
+import type { UsageAlertRule } from '../config/usage-alerts-schema.ts';
+import type { IsoDate } from '../core/calendar.ts';
+import type { JobResult } from '../core/job-result.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { Logger } from '../ports/logger.ts';
+import { type StateChange, stateChanges } from './evaluate.ts';
+import { lastJudgeablePeriod, periodOf, shiftPeriod } from './periods.ts';
+import { planUsageCalls, WARMUP_PERIODS } from './plan-calls.ts';
+import { type Answers, seriesOf } from './series.ts';
+
+/** The live run tells the changes of this many last complete periods: a run missed (or failed) is made up for. */
+export const TELL_PERIODS = 3;
+
+export interface UsageAlertPorts {
+  client: ReportingClient;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface JudgeOptions {
+  /** Only these rules (each must be in the config). */
+  ruleIds?: readonly string[] | undefined;
+  /** Backtest: judge every period from the one holding `from` to the one holding `to` (or the last complete one). */
+  from?: IsoDate | undefined;
+  to?: IsoDate | undefined;
+}
+
+export type UsageAlertCounts = {
+  rules: number;
+  series: number;
+  /** Report calls made: one per product and metric family, not per rule. */
+  calls: number;
+  firing: number;
+  resolved: number;
+};
+
+export interface Judged {
+  result: JobResult<UsageAlertCounts>;
+  changes: StateChange[];
+  /** Per rule, the periods judged. */
+  windows: Map<string, { from: IsoDate; to: IsoDate }>;
+}
+
+export async function judgeUsageAlerts(
+  config: PulseConfig,
+  ports: UsageAlertPorts,
+  opts: JudgeOptions = {},
+): Promise<Judged> {
+  const result: JobResult<UsageAlertCounts> = {
+    job: 'usage-alerts',
+    ok: true,
+    counts: { rules: 0, series: 0, calls: 0, firing: 0, resolved: 0 },
+    outputs: [],
+    errors: [],
+  };
+  const changes: StateChange[] = [];
+  const windows = new Map<string, { from: IsoDate; to: IsoDate }>();
+  const rules = selectedRules(config, opts.ruleIds, result);
+  if (rules.length === 0) return { result, changes, windows };
+  const now = ports.clock.now();
+  // What the calls must cover: the judged periods, their warm-up and their conditions' history.
+  const fetched = new Map<string, { first: IsoDate; last: IsoDate }>();
+  for (const rule of rules) {
+    const unit = rule.period.unit;
+    const judgeable = lastJudgeablePeriod(now, unit, rule.settleHours);
+    const to = opts.to !== undefined ? minDate(periodOf(opts.to, unit), judgeable) : judgeable;
+    const from = opts.from !== undefined ? periodOf(opts.from, unit) : shiftPeriod(to, unit, -(TELL_PERIODS - 1));
+    if (from > to) {
+      result.errors.push(
+        `rule ${rule.id}: nothing to judge between ${from} and ${to} (periods are judged ${rule.settleHours} h after they end)`,
+      );
+      result.ok = false;
+      continue;
+    }
+    windows.set(rule.id, { from, to });
+    fetched.set(rule.id, { first: shiftPeriod(from, unit, -WARMUP_PERIODS), last: to });
+  }
+  result.counts.rules = windows.size;
+  const plan = planUsageCalls(rules, fetched);
+  const answers = new Map<string, unknown>();
+  try {
+    await ports.client.withSession(async (client) => {
+      await mapWithConcurrency(plan.calls, config.service.concurrency, async (call) => {
+        const answer = (await client.call(call.operationId, { productId: call.productId, body: call.request })) as {
+          result?: unknown;
+        };
+        answers.set(call.key, answer.result);
+        result.counts.calls++;
+      });
+    });
+  } catch (e) {
+    result.ok = false;
+    result.errors.push(`report calls failed: ${(e as Error).name}: ${(e as Error).message}`);
+    return { result, changes, windows };
+  }
+  for (const source of plan.sources) {
+    const rule = rules.find((r) => r.id === source.ruleId)!;
+    const window = windows.get(rule.id)!;
+    for (const series of seriesOf(rule, source, answers as Answers)) {
+      result.counts.series++;
+      changes.push(...stateChanges(rule, series, window.from, window.to));
+    }
+  }
+  for (const c of changes) result.counts[c.state === 'firing' ? 'firing' : 'resolved']++;
+  ports.logger.info('usage alerts judged', { ...result.counts });
+  return { result, changes, windows };
+}
+
+function selectedRules(
+  config: PulseConfig,
+  ruleIds: readonly string[] | undefined,
+  result: JobResult<UsageAlertCounts>,
+): UsageAlertRule[] {
+  const rules = config.usageAlerts?.rules ?? [];
+  if (rules.length === 0) {
+    result.ok = false;
+    result.errors.push('the config has no "usageAlerts" rules');
+    return [];
+  }
+  if (ruleIds === undefined) return rules;
+  for (const id of ruleIds)
+    if (!rules.some((r) => r.id === id)) {
+      result.ok = false;
+      result.errors.push(`unknown rule ${id}`);
+    }
+  return rules.filter((r) => ruleIds.includes(r.id));
+}
+
+const minDate = (a: IsoDate, b: IsoDate): IsoDate => (a < b ? a : b);

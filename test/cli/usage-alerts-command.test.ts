@@ -1,0 +1,87 @@
+/**
+ * `pulse usage-alerts` through `main` against in-process local peers: `--dry-run` judges the rules' last complete
+ * periods and prints what a run would tell with the calls it made; `backtest` replays a rule (`--json`: every change
+ * with its verdict and evidence); bad flags are usage errors naming the flag, and a run that would send refuses.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { jsonResult, pulseMain } from '../helpers/cli-main.ts';
+import { writeExampleConfig } from '../helpers/pulse-process.ts';
+
+let tmp: string;
+let config: string;
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'pulse-cli-usage-alerts-'));
+  config = await writeExampleConfig(tmp, 'usage.config.json', (c) => {
+    const products = c.products.map((p: { id: string }) => p.id);
+    const base = { owner: 'owner@example.com', recipients: [{ address: 'ops@example.com' }], productIds: products };
+    c.usageAlerts = {
+      rules: [
+        {
+          ...base,
+          id: 'active-drop',
+          metric: { kind: 'clients', status: 'active' },
+          period: { unit: 'day' },
+          condition: { kind: 'change', percent: 10, direction: 'down' },
+        },
+        {
+          ...base,
+          id: 'new-weekly',
+          metric: { kind: 'clients', status: 'new' },
+          period: { unit: 'week' },
+          condition: { kind: 'deviation' },
+        },
+      ],
+    };
+  });
+});
+afterAll(() => rm(tmp, { recursive: true, force: true }));
+
+const run = (...argv: string[]) =>
+  pulseMain(['usage-alerts', ...argv, '--local', '--config', config, '--work-dir', join(tmp, 'work')]);
+
+describe('pulse usage-alerts --local', () => {
+  it('--dry-run judges every rule with one call per product and family, and says what it would tell', async () => {
+    const { code, stdout, stderr } = await run('--dry-run');
+    expect(code, stderr).toBe(EXIT.ok);
+    expect(stdout).toMatch(
+      /^usage-alerts: ok \(2 rules, 4 series, 4 report calls: \d+ firing, \d+ resolved would be told\)\n/,
+    );
+  });
+
+  it('backtest --json lists each change with its verdict and the figures before it', async () => {
+    const { code, stdout, stderr } = await run('backtest', '--rule', 'active-drop', '--from', '2026-09-01', '--json');
+    expect(code, stderr).toBe(EXIT.ok);
+    const out = jsonResult(stdout);
+    expect(out).toMatchObject({ job: 'usage-alerts', ok: true, counts: { rules: 1, calls: 2 } });
+    expect(out.periods['active-drop'].from).toBe('2026-09-01');
+    for (const change of out.changes) {
+      expect(change.ruleId).toBe('active-drop');
+      expect(['firing', 'resolved']).toContain(change.state);
+      expect(change.evidence.at(-1).period).toBe(change.period);
+      expect(change.verdict.reason).toMatch(/the period before/);
+    }
+  });
+
+  it('refuses what it cannot do, naming the flag', async () => {
+    const cases: [string[], RegExp][] = [
+      [[], /sending usage alerts is not available yet: `--dry-run` shows what a run would tell/],
+      [['backtest'], /backtest: --from YYYY-MM-DD is required/],
+      [['backtest', '--from', '2026-13-01'], /--from "2026-13-01": a date YYYY-MM-DD/],
+      [['backtest', '--from', '2026-10-02', '--to', '2026-10-01'], /--from 2026-10-02 is after --to 2026-10-01/],
+      [['--dry-run', '--from', '2026-10-01'], /--from and --to go with `pulse usage-alerts backtest`/],
+      [
+        ['--dry-run', '--rule', 'nope'],
+        /--rule nope: not in the config's usageAlerts rules \(active-drop, new-weekly\)/,
+      ],
+    ];
+    for (const [argv, message] of cases) {
+      const { code, stderr } = await run(...argv);
+      expect(code, argv.join(' ')).toBe(EXIT.usage);
+      expect(stderr).toMatch(message);
+    }
+  });
+});

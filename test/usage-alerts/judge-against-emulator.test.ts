@@ -1,0 +1,110 @@
+/**
+ * The usage rules judged against the emulator over real sockets (src/usage-alerts/run-usage-alerts.ts): rules that
+ * need the same report share one call (the emulator counts the calls it answered); every rule is judged on complete
+ * periods only; and a backtest over six weeks finds exactly the changes the live job tells when it runs every day of
+ * those weeks (each run judging its last periods).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Emulator, type EmulatorExchange, observeExchanges } from '../../emulator/index.ts';
+import { ConsoleLogger } from '../../src/adapters/console-logger.ts';
+import { reportingClientFor } from '../../src/app/service-client.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import type { PulseConfig } from '../../src/config/schema.ts';
+import { addDays } from '../../src/core/calendar.ts';
+import { fixedClock } from '../../src/ports/clock.ts';
+import { judgeUsageAlerts } from '../../src/usage-alerts/run-usage-alerts.ts';
+import { rawConfigFor } from '../helpers/emulator-config.ts';
+import { startTestEmulator, TEST_TODAY } from '../helpers/emulator-session.ts';
+
+const logger = new ConsoleLogger({ service: 'test', level: 'error', write: () => undefined });
+let emu: Emulator;
+let config: PulseConfig;
+const seen: EmulatorExchange[] = [];
+let stopWatching: () => void;
+
+const rule = (id: string, over: Record<string, unknown>) => ({
+  id,
+  period: { unit: 'day' },
+  owner: 'owner@example.com',
+  recipients: [{ address: 'ops@example.com' }],
+  metric: { kind: 'clients', status: 'active' },
+  condition: { kind: 'change', percent: 15 },
+  ...over,
+});
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  const products = emu.products.map((p) => p.productId);
+  const raw = rawConfigFor(emu);
+  config = parseConfig({
+    ...raw,
+    products: products.map((id) => ({ id })),
+    usageAlerts: {
+      rules: [
+        rule('active-change', { productIds: products }),
+        rule('new-deviation', {
+          productIds: products,
+          metric: { kind: 'clients', status: 'new' },
+          condition: { kind: 'deviation', k: 2 },
+        }),
+        rule('lost-floor', {
+          productIds: products,
+          metric: { kind: 'clients', status: 'lost' },
+          condition: { kind: 'threshold', above: 1 },
+        }),
+        rule('versions', { productIds: [products[0]], segment: { property: 'prodVersion', limit: 3 } }),
+        rule('weekly', {
+          productIds: products,
+          period: { unit: 'week' },
+          condition: { kind: 'deviation', baselinePeriods: 4 },
+        }),
+      ],
+    },
+  });
+  stopWatching = observeExchanges((x) => seen.push(x));
+});
+afterAll(async () => {
+  stopWatching?.();
+  await emu?.close();
+});
+
+const portsAt = (at: string) => ({
+  client: reportingClientFor(config.service, () => emu.credentials, logger),
+  clock: fixedClock(at),
+  logger,
+});
+const reportCalls = () => seen.filter((x) => x.operationId === 'dateRangeReport' || x.operationId === 'basicTimeline');
+
+describe('usage rules against the emulator', () => {
+  it('share report calls: one per product and metric family, answered once each', async () => {
+    seen.length = 0;
+    const { result, windows } = await judgeUsageAlerts(config, portsAt(`${TEST_TODAY}T12:00:00.000Z`));
+    expect(result.errors).toEqual([]);
+    expect(result.ok).toBe(true);
+    const products = config.products.length;
+    // Per product: the daily client report, the weekly one; the first product also its versions split.
+    expect(result.counts.calls).toBe(2 * products + 1);
+    expect(reportCalls()).toHaveLength(result.counts.calls);
+    expect(result.counts.series).toBe(4 * products + 3);
+    // Judged 24 h after a period ended: on the 20th at noon the 18th is the last complete day.
+    expect(windows.get('active-change')).toEqual({ from: addDays(TEST_TODAY, -4), to: addDays(TEST_TODAY, -2) });
+  });
+
+  it('a backtest over six weeks finds exactly what the live job tells, run every day of them', async () => {
+    const from = addDays(TEST_TODAY, -45);
+    const backtest = await judgeUsageAlerts(config, portsAt(`${TEST_TODAY}T12:00:00.000Z`), { from });
+    expect(backtest.result.ok).toBe(true);
+    const key = (c: { ruleId: string; productId: string; segment: string | null; period: string; state: string }) =>
+      `${c.ruleId} ${c.productId} ${c.segment ?? '-'} ${c.period} ${c.state}`;
+    const told = new Set<string>();
+    // Every day from the one whose last judged period is the backtest's first.
+    for (let d = -43; d <= 0; d++) {
+      const live = await judgeUsageAlerts(config, portsAt(`${addDays(TEST_TODAY, d)}T12:00:00.000Z`));
+      for (const c of live.changes) told.add(key(c));
+    }
+    const inRange = (k: string) => k.split(' ')[3]! >= from;
+    const expected = backtest.changes.map(key).filter(inRange);
+    expect([...told].filter(inRange).sort()).toEqual(expected.sort());
+    expect(expected.length).toBeGreaterThan(3);
+  }, 120_000);
+});
