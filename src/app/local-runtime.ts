@@ -11,6 +11,7 @@
  */
 import type { EmulatorOptions } from '../../emulator/index.ts';
 import { DynamoDbLedger } from '../adapters/aws/dynamodb-ledger.ts';
+import { DynamoDbUsageAlertStates } from '../adapters/aws/dynamodb-usage-alert-states.ts';
 import { HttpChannelPoster } from '../adapters/http/channel-poster.ts';
 import type { ChannelFaultProfile } from '../adapters/local/channel-faults.ts';
 import { type LocalPeers, startLocalPeers } from '../adapters/local/local-peers.ts';
@@ -81,6 +82,7 @@ export async function startLocalRuntime(opts: {
     pages: new ReportFolder(peers.outboxDir),
     // Every channel posts to the local sinks, whatever secret the config names: a local run reaches no service.
     channels: { secrets: peers.channels.secrets, poster: new HttpChannelPoster() },
+    usageAlertStates: new DynamoDbUsageAlertStates({ client: peers.dynamodb, tableName: peers.tableName }),
   } satisfies JobPorts;
   return {
     config,

@@ -1,8 +1,9 @@
 /** `pulse usage-alerts`: usage figures judged by the config's rules (docs/usage-alerts.md). */
 
 import type { IsoDate } from '../core/calendar.ts';
+import type { JobResult } from '../core/job-result.ts';
 import type { StateChange } from '../usage-alerts/evaluate.ts';
-import { type Judged, judgeUsageAlerts } from '../usage-alerts/run-usage-alerts.ts';
+import { type Judged, judgeUsageAlerts, runUsageAlerts } from '../usage-alerts/run-usage-alerts.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import {
   JOB_EXIT_CODES_HELP,
@@ -14,12 +15,14 @@ import {
   runJob,
 } from './job-command.ts';
 
-export const USAGE_ALERTS_HELP = `Usage: pulse usage-alerts --dry-run [options]
+export const USAGE_ALERTS_HELP = `Usage: pulse usage-alerts [options]
        pulse usage-alerts backtest --rule ID --from YYYY-MM-DD [--to YYYY-MM-DD] [options]
 
-Judges the service's usage figures by the config's usageAlerts rules: each rule's last complete periods (judged
-once they ended settleHours ago), with one report call per product and metric family shared by all rules.
---dry-run prints what a run would tell: each rule, product or segment that starts firing or resolves.
+Judges the service's usage figures by the config's usageAlerts rules, each series (rule, product, segment) from
+the periods after its last judged one (periods are judged once they ended settleHours ago), with one report call
+per product and metric family shared by all rules, and tells each recipient what started firing or resolved: one
+email (or one post per channel) with every rule's changes and the chart of each, at most once.
+--dry-run prints what a run would tell and sends nothing.
 
 backtest replays rules over history: every period from --from to --to (default: the last complete one), and
 prints when each would have fired and resolved (--json: every change with its figures), to tune a rule before it
@@ -32,7 +35,7 @@ ${JOB_OPTIONS_HELP}
   --to DATE          backtest: the last day to judge (its period)
 
 ${JOB_EXIT_CODES_HELP}
-  (0: every rule judged; 1: a rule could not be judged or a report call failed)
+  (0: every rule judged and told; 1: a rule could not be judged, a report call failed, or a message was not sent)
 `;
 
 const OPTIONS = {
@@ -55,11 +58,6 @@ export async function usageAlertsCommand(args: string[], io: CliIo): Promise<num
   if (!backtest && (from !== undefined || to !== undefined))
     throw new UsageError('--from and --to go with `pulse usage-alerts backtest`');
   if (from !== undefined && to !== undefined && from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
-  // Telling people is the next step of this job; until it is built a run only judges, and says so.
-  if (!backtest && values['dry-run'] !== true)
-    throw new UsageError(
-      'sending usage alerts is not available yet: `--dry-run` shows what a run would tell, `backtest` replays a rule',
-    );
   const setup = loadJob(values, io);
   const rules = setup.config.usageAlerts?.rules ?? [];
   if (rules.length === 0) throw new UsageError('usage-alerts: the config has no "usageAlerts" rules');
@@ -71,9 +69,16 @@ export async function usageAlertsCommand(args: string[], io: CliIo): Promise<num
     "the config's usageAlerts rules",
   );
   const json = values.json === true;
+  const dryRun = values['dry-run'] === true;
   const job = async ({ config, ports }: JobRuntime) => {
-    const judged = await judgeUsageAlerts(config, ports, { ruleIds, from, to });
-    return print(judged, { json, backtest }, io);
+    if (!backtest && !dryRun) {
+      const { result, changes } = await runUsageAlerts(config, ports, { ruleIds });
+      return print({ result, changes }, { json, told: true }, io);
+    }
+    // A dry run reads the states (what a run would tell now); a backtest walks from a quiet state.
+    const states = backtest ? undefined : ports.usageAlertStates;
+    const judged = await judgeUsageAlerts(config, ports, { ruleIds, from, to, states });
+    return print(judged, { json, told: false, backtest }, io);
   };
   return runJob('usage-alerts', setup, io, job);
 }
@@ -86,15 +91,24 @@ function dateFlag(flag: string, value: unknown): IsoDate | undefined {
   return text;
 }
 
-function print({ result, changes, windows }: Judged, opts: { json: boolean; backtest: boolean }, io: CliIo): number {
+function print(
+  { result, changes, windows }: Pick<Judged, 'changes'> & { result: JobResult; windows?: Judged['windows'] },
+  opts: { json: boolean; told: boolean; backtest?: boolean },
+  io: CliIo,
+): number {
   if (opts.json) {
-    const judgedPeriods = Object.fromEntries(windows);
-    io.stdout.write(`${JSON.stringify({ ...result, periods: judgedPeriods, changes })}\n`);
+    const periods = windows ? { periods: Object.fromEntries(windows) } : {};
+    io.stdout.write(`${JSON.stringify({ ...result, ...periods, changes })}\n`);
   } else {
     const c = result.counts;
+    const said = opts.told
+      ? `: ${c.emails} emails, ${c.posts} posts, ${c.alreadyTold} already told`
+      : opts.backtest
+        ? ''
+        : ' would be told';
     io.stdout.write(
       `usage-alerts: ${result.ok ? 'ok' : 'NOT ok'} (${c.rules} rules, ${c.series} series, ${c.calls} report calls: ` +
-        `${c.firing} firing, ${c.resolved} resolved${opts.backtest ? '' : ' would be told'})\n`,
+        `${c.firing} firing, ${c.resolved} resolved${said})\n`,
     );
     for (const change of changes) io.stdout.write(`  ${line(change)}\n`);
     for (const e of result.errors) io.stderr.write(`  error: ${e}\n`);

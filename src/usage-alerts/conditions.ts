@@ -11,6 +11,8 @@ export interface Point {
   period: string;
   value: number;
   volume: number;
+  /** A segment value not among the rule's `segment.limit` largest in this period: kept as history, not judged. */
+  outsideLimit?: true;
 }
 
 export type Verdict =
@@ -51,6 +53,8 @@ export function judge(
   history: readonly Point[],
   minVolume: number,
 ): Verdict {
+  if (current.outsideLimit)
+    return { state: 'undetermined', value: current.value, reason: 'not among the segment values judged this period' };
   if (current.volume < minVolume)
     return { state: 'undetermined', value: current.value, reason: `volume ${current.volume} is under ${minVolume}` };
   switch (condition.kind) {

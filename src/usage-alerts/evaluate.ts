@@ -1,14 +1,14 @@
 /**
  * A rule's states over its periods, and the changes worth a message: `firing` when a series starts breaking its
- * condition (or, with `repeatEvery`, every so many periods while it still does) and `resolved` when it stops. The
- * state of each period is judged from the figures alone, so a rerun, a second runner and a backtest over the same
- * days all find the same changes; a period that cannot be judged (under the minimum volume, too little history)
- * keeps the state before it. The live job tells the changes of its last periods; the backtest lists them all.
+ * condition (or, with `repeatEvery`, every so many periods while it still does) and `resolved` when it stops; a
+ * period that cannot be judged (under the minimum volume, too little history) keeps the state before it. The live
+ * job walks from each series' stored state (src/ports/usage-alert-states.ts); a backtest walks the same way from a
+ * quiet state, so a backtest over the days a live job ran from its first day finds what it told.
  */
 import type { UsageAlertRule } from '../config/usage-alerts-schema.ts';
+import type { SeriesState } from '../ports/usage-alert-states.ts';
 import { judge, type Point, type Verdict } from './conditions.ts';
 import { shiftPeriod } from './periods.ts';
-import { WARMUP_PERIODS } from './plan-calls.ts';
 import type { Series } from './series.ts';
 
 export type AlertState = 'firing' | 'resolved';
@@ -43,51 +43,55 @@ export function judgeSeries(rule: UsageAlertRule, series: Series, first: string,
   return out;
 }
 
+const evidenceUpTo = (series: Series, period: string): Point[] => {
+  const at = series.points.findIndex((p) => p.period === period);
+  return series.points.slice(Math.max(0, at + 1 - EVIDENCE_PERIODS), at + 1);
+};
+
 /**
- * The state changes of one series in the periods `from`…`to`. Whether a period changes the state is decided from it
- * and the `WARMUP_PERIODS` before it alone (the state before those is taken as not firing), so the live job, which
- * judges its last periods, and a backtest over a year find the same change on the same period.
+ * The stateful walk, as the live job keeps it (src/ports/usage-alert-states.ts): from `state` (absent: not firing),
+ * each judged period of `from`…`to` in order. A firing period after a quiet one is told `firing`; a quiet one after
+ * firing, `resolved`; while firing, every `repeatEvery` periods after the last told, a reminder. Undetermined periods
+ * keep the state. A rule already firing when Pulse first judges it is told at that first period.
  */
-export function stateChanges(rule: UsageAlertRule, series: Series, from: string, to: string): StateChange[] {
-  const judged = judgeSeries(rule, series, shiftPeriod(from, rule.period.unit, -WARMUP_PERIODS), to);
+export function replay(
+  rule: UsageAlertRule,
+  series: Series,
+  from: string,
+  to: string,
+  start: SeriesState | undefined,
+): { changes: StateChange[]; state: SeriesState | undefined } {
+  let state = start;
   const changes: StateChange[] = [];
-  judged.forEach(({ period, verdict }, i) => {
-    if (period < from || verdict.state === 'undetermined') return;
-    const before = stateBefore(judged.slice(Math.max(0, i - WARMUP_PERIODS), i));
-    const change = (state: AlertState, repeat: boolean) =>
+  for (const { period, verdict } of judgeSeries(rule, series, from, to)) {
+    const firing = state?.firing === true;
+    const told = (s: AlertState, repeat: boolean) =>
       changes.push({
         ruleId: rule.id,
         productId: series.productId,
         segment: series.segment,
         period,
-        state,
+        state: s,
         repeat,
         verdict,
         evidence: evidenceUpTo(series, period),
       });
-    if (verdict.state === 'firing' && !before.firing) change('firing', false);
-    else if (verdict.state === 'firing' && rule.repeatEvery !== undefined && before.firingFor % rule.repeatEvery === 0)
-      change('firing', true);
-    else if (verdict.state === 'ok' && before.firing) change('resolved', false);
-  });
-  return changes;
-}
-
-/** Whether the last judged of `window` fired, and for how many periods since its onset (undetermined ones count). */
-function stateBefore(window: readonly { verdict: Verdict }[]): { firing: boolean; firingFor: number } {
-  let firing = false;
-  let firingFor = 0;
-  for (const { verdict } of window) {
-    if (verdict.state !== 'undetermined') {
-      if (verdict.state === 'firing' && !firing) firingFor = 0;
-      firing = verdict.state === 'firing';
-    }
-    if (firing) firingFor++;
+    if (verdict.state === 'firing' && !firing) {
+      told('firing', false);
+      state = { firing: true, since: period, lastTold: period, lastJudged: period };
+    } else if (verdict.state === 'firing' && rule.repeatEvery !== undefined && due(rule, state!, period)) {
+      told('firing', true);
+      state = { ...state!, lastTold: period, lastJudged: period };
+    } else if (verdict.state === 'ok' && firing) {
+      told('resolved', false);
+      state = { firing: false, lastJudged: period };
+    } else state = { ...(state ?? { firing: false }), lastJudged: period };
   }
-  return { firing, firingFor };
+  return { changes, state };
 }
 
-const evidenceUpTo = (series: Series, period: string): Point[] => {
-  const at = series.points.findIndex((p) => p.period === period);
-  return series.points.slice(Math.max(0, at + 1 - EVIDENCE_PERIODS), at + 1);
-};
+/** Whether `repeatEvery` periods have passed since the last firing message. */
+function due(rule: UsageAlertRule, state: SeriesState, period: string): boolean {
+  const last = state.lastTold ?? state.since ?? period;
+  return shiftPeriod(last, rule.period.unit, rule.repeatEvery!) <= period;
+}

@@ -9,9 +9,6 @@ import type { UsageAlertRule } from '../config/usage-alerts-schema.ts';
 import type { IsoDate } from '../core/calendar.ts';
 import { type PeriodUnit, periodStop, shiftPeriod } from './periods.ts';
 
-/** Periods of states a run walks before the ones it may tell: enough to know whether a rule was already firing. */
-export const WARMUP_PERIODS = 12;
-
 export interface PlannedCall {
   /** What identifies the call among the run's: rules find their answers by it. */
   key: string;

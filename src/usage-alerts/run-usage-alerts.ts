@@ -11,10 +11,12 @@ import type { IsoDate } from '../core/calendar.ts';
 import type { JobResult } from '../core/job-result.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
-import { type StateChange, stateChanges } from './evaluate.ts';
+import type { SeriesState, UsageAlertStates } from '../ports/usage-alert-states.ts';
+import { replay, type StateChange } from './evaluate.ts';
 import { lastJudgeablePeriod, periodOf, shiftPeriod } from './periods.ts';
-import { planUsageCalls, WARMUP_PERIODS } from './plan-calls.ts';
-import { type Answers, seriesOf } from './series.ts';
+import { planUsageCalls } from './plan-calls.ts';
+import { type Answers, seriesKey, seriesOf } from './series.ts';
+import { type TellPorts, tellChanges } from './tell-changes.ts';
 
 /** The live run tells the changes of this many last complete periods: a run missed (or failed) is made up for. */
 export const TELL_PERIODS = 3;
@@ -26,6 +28,12 @@ export interface UsageAlertPorts {
 }
 
 export interface JudgeOptions {
+  /**
+   * The live run's states: each series is judged from the period after its last judged one (at most
+   * `TELL_PERIODS` back), starting from its state. Without them every period asked for is judged from a quiet state
+   * (a dry run's last periods, a backtest).
+   */
+  states?: UsageAlertStates | undefined;
   /** Only these rules (each must be in the config). */
   ruleIds?: readonly string[] | undefined;
   /** Backtest: judge every period from the one holding `from` to the one holding `to` (or the last complete one). */
@@ -45,6 +53,8 @@ export type UsageAlertCounts = {
 export interface Judged {
   result: JobResult<UsageAlertCounts>;
   changes: StateChange[];
+  /** Each series' state after the judged periods, by series key: written once its changes are told. */
+  states: Map<string, SeriesState>;
   /** Per rule, the periods judged. */
   windows: Map<string, { from: IsoDate; to: IsoDate }>;
 }
@@ -62,9 +72,10 @@ export async function judgeUsageAlerts(
     errors: [],
   };
   const changes: StateChange[] = [];
+  const states = new Map<string, SeriesState>();
   const windows = new Map<string, { from: IsoDate; to: IsoDate }>();
   const rules = selectedRules(config, opts.ruleIds, result);
-  if (rules.length === 0) return { result, changes, windows };
+  if (rules.length === 0) return { result, changes, states, windows };
   const now = ports.clock.now();
   // What the calls must cover: the judged periods, their warm-up and their conditions' history.
   const fetched = new Map<string, { first: IsoDate; last: IsoDate }>();
@@ -81,7 +92,7 @@ export async function judgeUsageAlerts(
       continue;
     }
     windows.set(rule.id, { from, to });
-    fetched.set(rule.id, { first: shiftPeriod(from, unit, -WARMUP_PERIODS), last: to });
+    fetched.set(rule.id, { first: from, last: to });
   }
   result.counts.rules = windows.size;
   const plan = planUsageCalls(rules, fetched);
@@ -99,19 +110,25 @@ export async function judgeUsageAlerts(
   } catch (e) {
     result.ok = false;
     result.errors.push(`report calls failed: ${(e as Error).name}: ${(e as Error).message}`);
-    return { result, changes, windows };
+    return { result, changes, states, windows };
   }
   for (const source of plan.sources) {
     const rule = rules.find((r) => r.id === source.ruleId)!;
     const window = windows.get(rule.id)!;
     for (const series of seriesOf(rule, source, answers as Answers)) {
       result.counts.series++;
-      changes.push(...stateChanges(rule, series, window.from, window.to));
+      const key = seriesKey(series);
+      const start = opts.states ? await opts.states.get(key) : undefined;
+      // Periods a run already judged are not judged again: their changes were told (or are being).
+      const after = start ? shiftPeriod(start.lastJudged, rule.period.unit, 1) : window.from;
+      const judged = replay(rule, series, after > window.from ? after : window.from, window.to, start);
+      changes.push(...judged.changes);
+      if (judged.state) states.set(key, judged.state);
     }
   }
   for (const c of changes) result.counts[c.state === 'firing' ? 'firing' : 'resolved']++;
   ports.logger.info('usage alerts judged', { ...result.counts });
-  return { result, changes, windows };
+  return { result, changes, states, windows };
 }
 
 function selectedRules(
@@ -135,3 +152,50 @@ function selectedRules(
 }
 
 const minDate = (a: IsoDate, b: IsoDate): IsoDate => (a < b ? a : b);
+
+export type UsageAlertRunCounts = UsageAlertCounts & {
+  emails: number;
+  posts: number;
+  alreadyTold: number;
+  failed: number;
+  unknown: number;
+};
+
+/**
+ * The live run: judges each series from its stored state, tells the changes (tell-changes.ts), then writes the
+ * states of the series whose changes reached everyone (or may have: unknown is never told again).
+ */
+export async function runUsageAlerts(
+  config: PulseConfig,
+  ports: UsageAlertPorts & TellPorts & { usageAlertStates?: UsageAlertStates },
+  opts: Pick<JudgeOptions, 'ruleIds'> = {},
+): Promise<{ result: JobResult<UsageAlertRunCounts>; changes: StateChange[] }> {
+  const states = ports.usageAlertStates;
+  const judged = await judgeUsageAlerts(config, ports, { ...opts, ...(states ? { states } : {}) });
+  const result: JobResult<UsageAlertRunCounts> = {
+    ...judged.result,
+    counts: { ...judged.result.counts, emails: 0, posts: 0, alreadyTold: 0, failed: 0, unknown: 0 },
+  };
+  if (!states) {
+    result.ok = false;
+    result.errors.push('this runtime keeps no usage alert states: nothing is told');
+    return { result, changes: judged.changes };
+  }
+  const told = await tellChanges(config, ports, judged.changes);
+  for (const name of ['emails', 'posts', 'alreadyTold', 'failed', 'unknown'] as const) result.counts[name] = told[name];
+  if (told.errors.length > 0) {
+    result.ok = false;
+    result.errors.push(...told.errors);
+  }
+  for (const [key, state] of judged.states) {
+    if (told.untold.has(key)) continue;
+    try {
+      await states.put(key, state);
+    } catch (e) {
+      // Judged again next run: its changes are in the ledger, so nothing is told twice.
+      result.ok = false;
+      result.errors.push(`state of ${key} not written: ${(e as Error).name}: ${(e as Error).message}`);
+    }
+  }
+  return { result, changes: judged.changes };
+}

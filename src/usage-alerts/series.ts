@@ -1,6 +1,6 @@
 /**
  * A rule's figures per period, from the answers of the run's calls (plan-calls.ts): one series per product, or per
- * segment value when the rule is segmented (the `limit` values with the largest figures over the whole range).
+ * segment value when the rule is segmented (each period judges its `limit` values with the largest figures).
  */
 import type { UsageAlertRule } from '../config/usage-alerts-schema.ts';
 import type { Point } from './conditions.ts';
@@ -53,23 +53,35 @@ export function seriesOf(rule: UsageAlertRule, source: RuleSource, answers: Answ
   }
   const byPeriod = (result ?? {}) as Record<string, Record<string, Counts>>;
   const periods = sortedPeriods(byPeriod);
-  const sums = new Map<string, number>();
-  for (const p of periods)
-    for (const [label, c] of Object.entries(byPeriod[p] ?? {}))
-      sums.set(label, (sums.get(label) ?? 0) + (c[status] ?? 0));
-  const top = [...sums]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, rule.segment.limit)
-    .map(([label]) => label);
-  return top.map((segment) => ({
+  // The values judged in a period are its `limit` largest, by that period's figures alone: which values a period
+  // judges never depends on the range a run asked for, so a backtest and the live run judge the same ones.
+  const judgedIn = new Map<string, Set<string>>();
+  for (const p of periods) {
+    const ranked = Object.entries(byPeriod[p] ?? {})
+      .map(([label, c]) => [label, c[status] ?? 0] as const)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, rule.segment.limit);
+    judgedIn.set(p, new Set(ranked.map(([label]) => label)));
+  }
+  const labels = [...new Set(periods.flatMap((p) => [...judgedIn.get(p)!]))].sort();
+  return labels.map((segment) => ({
     ...base,
     segment,
     points: periods.map((period) => {
       const value = byPeriod[period]?.[segment]?.[status] ?? 0;
-      return { period, value, volume: value };
+      return {
+        period,
+        value,
+        volume: value,
+        ...(judgedIn.get(period)!.has(segment) ? {} : { outsideLimit: true as const }),
+      };
     }),
   }));
 }
 
 const sortedPeriods = (byPeriod: Record<string, unknown>): string[] => Object.keys(byPeriod).sort();
 const round1 = (n: number): number => Math.round(n * 10) / 10;
+
+/** What names a series' state and its ledger keys: rule, product and segment (`-` for none), percent-encoded. */
+export const seriesKey = (s: { ruleId: string; productId: string; segment: string | null }): string =>
+  `${s.ruleId}#${s.productId}#${s.segment === null ? '-' : encodeURIComponent(s.segment)}`;

@@ -1,9 +1,10 @@
 /**
  * `pulse usage-alerts` through `main` against in-process local peers: `--dry-run` judges the rules' last complete
  * periods and prints what a run would tell with the calls it made; `backtest` replays a rule (`--json`: every change
- * with its verdict and evidence); bad flags are usage errors naming the flag, and a run that would send refuses.
+ * with its verdict and evidence); a run tells each change once, by email, and a second run tells nothing; bad flags
+ * are usage errors naming the flag.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,9 +67,23 @@ describe('pulse usage-alerts --local', () => {
     }
   });
 
+  it('a run tells what --dry-run said it would, by email, once; the next run tells nothing', async () => {
+    const dry = jsonResult((await run('--dry-run', '--json')).stdout);
+    const first = await run('--json');
+    expect(first.code, first.stderr).toBe(EXIT.ok);
+    const told = jsonResult(first.stdout);
+    expect(told.changes).toEqual(dry.changes);
+    expect(told.counts.emails).toBe(dry.changes.length > 0 ? 1 : 0);
+    const eml = (await readdir(join(tmp, 'work', 'outbox'))).filter((f) => f.endsWith('.eml'));
+    expect(eml).toHaveLength(told.counts.emails);
+    const again = jsonResult((await run('--json')).stdout);
+    expect(again.changes).toEqual([]);
+    expect(again.counts).toMatchObject({ emails: 0, posts: 0 });
+    expect(jsonResult((await run('--dry-run', '--json')).stdout).changes).toEqual([]);
+  });
+
   it('refuses what it cannot do, naming the flag', async () => {
     const cases: [string[], RegExp][] = [
-      [[], /sending usage alerts is not available yet: `--dry-run` shows what a run would tell/],
       [['backtest'], /backtest: --from YYYY-MM-DD is required/],
       [['backtest', '--from', '2026-13-01'], /--from "2026-13-01": a date YYYY-MM-DD/],
       [['backtest', '--from', '2026-10-02', '--to', '2026-10-01'], /--from 2026-10-02 is after --to 2026-10-01/],

@@ -1,11 +1,12 @@
 /**
  * A rule's state changes (src/usage-alerts/evaluate.ts): one `firing` at the onset, nothing while it stays firing
- * (unless `repeatEvery`), one `resolved` when it stops; an undetermined period keeps the state; and a change is
- * found on the same period whichever window it is judged in, so the live job's last periods and a backtest agree.
+ * (unless `repeatEvery`), one `resolved` when it stops; an undetermined period keeps the state; a rule already
+ * firing when first judged is told then; and walking from a stored state day by day, as the live job does, tells
+ * exactly what one walk over all the days (a backtest) finds.
  */
 import { describe, expect, it } from 'vitest';
 import { UsageAlertRule } from '../../src/config/usage-alerts-schema.ts';
-import { stateChanges } from '../../src/usage-alerts/evaluate.ts';
+import { replay } from '../../src/usage-alerts/evaluate.ts';
 import { shiftPeriod } from '../../src/usage-alerts/periods.ts';
 import type { Series } from '../../src/usage-alerts/series.ts';
 
@@ -32,6 +33,8 @@ const series = (values: (number | [number, number])[]): Series => ({
   }),
 });
 const day = (i: number) => shiftPeriod('2026-09-01', 'day', i);
+const stateChanges = (r: UsageAlertRule, s: Series, from: string, to: string) =>
+  replay(r, s, from, to, undefined).changes;
 const told = (changes: ReturnType<typeof stateChanges>) => changes.map((c) => [c.period, c.state, c.repeat]);
 
 describe('state changes', () => {
@@ -70,16 +73,32 @@ describe('state changes', () => {
     expect(first!.verdict).toMatchObject({ state: 'firing', reason: '20 is above 10' });
   });
 
-  it('finds each change on the same period in any window that holds it: the live job and a backtest agree', () => {
+  it('a rule already firing when first judged is told at that period, once', () => {
+    expect(told(stateChanges(rule(), s, day(3), day(8)))).toEqual([
+      [day(3), 'firing', false],
+      [day(5), 'resolved', false],
+      [day(7), 'firing', false],
+      [day(8), 'resolved', false],
+    ]);
+  });
+
+  it('walking day by day from the stored state tells exactly what one walk over all the days finds', () => {
     const values = Array.from({ length: 60 }, (_, i) => ((i * 7919) % 13 > 8 ? 15 : 2));
     const long = series(values);
-    const backtest = told(stateChanges(rule(), long, day(20), day(59)));
-    // The live job on each day judges its last 3 days; what it tells, the backtest lists, and nothing else.
-    const live = new Map<string, unknown>();
-    for (let d = 22; d < 60; d++)
-      for (const c of stateChanges(rule(), long, day(d - 2), day(d)))
-        live.set(`${c.period}|${c.state}`, [c.period, c.state, c.repeat]);
-    expect([...live.values()]).toEqual(backtest);
+    const r = rule({ repeatEvery: 3 });
+    const backtest = told(replay(r, long, day(20), day(59), undefined).changes);
+    let state: ReturnType<typeof replay>['state'];
+    const live: unknown[] = [];
+    for (let d = 20; d < 60; d++) {
+      // Each run judges the periods after the last judged one (a rerun of a day judges nothing).
+      for (let again = 0; again < 2; again++) {
+        const from = state ? shiftPeriod(state.lastJudged, 'day', 1) : day(d);
+        const run = replay(r, long, from, day(d), state);
+        live.push(...told(run.changes));
+        state = run.state;
+      }
+    }
+    expect(live).toEqual(backtest);
     expect(backtest.length).toBeGreaterThan(4);
   });
 });

@@ -10,6 +10,7 @@ export const CHANNEL_EVENTS = [
   'digest.sent',
   'digest.held',
   'license.alerts',
+  'usage.alerts',
   'license.report',
   'archive.completed',
   'archive.failed',

@@ -71,3 +71,11 @@ export function parseLicenseReportLedgerKey(key: string): { isoWeek: string; add
 export const ARCHIVE_EVENT_PREFIX = 'archive-event#';
 export const archiveEventLedgerKey = (runId: string, channelAddress: string): string =>
   `${ARCHIVE_EVENT_PREFIX}${runId}#${channelAddress}`;
+
+/**
+ * A usage alert told to one recipient (src/usage-alerts/tell-changes.ts): (series, period, state, recipient), the
+ * series being `<rule>#<product>#<segment or ->` (src/usage-alerts/run-usage-alerts.ts `seriesKey`).
+ */
+export const USAGE_ALERT_PREFIX = 'usage-alert#';
+export const usageAlertLedgerKey = (series: string, period: string, state: string, recipient: string): string =>
+  `${USAGE_ALERT_PREFIX}${series}#${period}#${state}#${recipient.toLowerCase()}`;

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CompiledTemplate, compileTemplate } from './templater.ts';
 
-export type TemplateName = 'digest' | 'digest-report' | 'failure-notice' | 'license-alert' | 'license-report';
+export type TemplateName =
+  | 'digest'
+  | 'digest-report'
+  | 'failure-notice'
+  | 'license-alert'
+  | 'license-report'
+  | 'usage-alert';
 
 export class TemplateMissingError extends Error {
   override name = 'TemplateMissingError';
