@@ -133,6 +133,38 @@ export function channelRows(r: ChannelsResult): Row[] {
   ];
 }
 
+/** bench/usage-alerts.ts */
+export interface UsageAlertsResult {
+  rules: number;
+  products: number;
+  calls: number;
+  callTarget: number;
+  backtestMs: number;
+  backtestRuns: number;
+  backtestChanges: number;
+  backtestTargetMs: number;
+}
+
+export function usageAlertRows(r: UsageAlertsResult): Row[] {
+  return [
+    {
+      metric: `usage alerts: report calls of a run, ${r.rules} rules over ${r.products} products`,
+      value: r.calls,
+      unit: 'calls',
+      target: r.callTarget,
+      detail:
+        'one dateRangeReport per product (every client count and share), one split by the segment property, one basicTimeline (every event); target: one per product and metric family',
+    },
+    {
+      metric: "usage alerts: a year's backtest of 10 rules against the local emulator",
+      value: r.backtestMs,
+      unit: 'ms',
+      target: r.backtestTargetMs,
+      detail: `median of ${r.backtestRuns}; ${r.backtestChanges} state changes found over 365 days`,
+    },
+  ];
+}
+
 export const isMet = (r: Row) => r.failure === undefined && (r.atLeast ? r.value >= r.target : r.value <= r.target);
 
 function formatValue(value: number, unit: string): string {

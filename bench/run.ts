@@ -2,7 +2,7 @@
  * `npm run bench`: the emulator's, the client's, the weekly digest's, the export archive's and the license jobs'
  * performance targets, measured in one run. Every measurement runs in its own child process (bench/child.ts,
  * client.ts, render.ts, charts.ts, bundle.ts, digest-function.ts, digest-email.ts, digest.ts, digest-run.ts, archive-copy.ts,
- * client-export.ts, license-sync.ts, license-registry.ts, channels.ts) so timings and resident memory are clean.
+ * client-export.ts, license-sync.ts, license-registry.ts, channels.ts, usage-alerts.ts) so timings and resident memory are clean.
  * Prints a table and writes bench/RESULTS.md with medians and their ratio to each target (ratio ≤ 1 = target met).
  */
 
@@ -32,6 +32,8 @@ import {
   type RenderResult,
   type Row,
   resultsTable,
+  type UsageAlertsResult,
+  usageAlertRows,
 } from './results.ts';
 
 const script = (name: string) => fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
@@ -126,6 +128,8 @@ log('license registry: 100k and 1M keys read through streamRegistry (about a min
 const licenseRegistry = runScript<LicenseRegistryResult>(script('license-registry'));
 log('channels: Slack, Teams and webhook requests from the channel message model…');
 const channels = runScript<ChannelsResult>(script('channels'));
+log("usage alerts: report calls of a run, and a year's backtest…");
+const usageAlerts = runScript<UsageAlertsResult>(script('usage-alerts'));
 
 const rows: Row[] = [
   {
@@ -209,6 +213,7 @@ const rows: Row[] = [
   ...archiveRows(archiveCopy, clientExport),
   ...licenseSyncRows(licenseSync),
   ...channelRows(channels),
+  ...usageAlertRows(usageAlerts),
 ];
 
 const table = resultsTable(rows);
