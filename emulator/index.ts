@@ -8,8 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { SessionStore } from './auth/sessions.ts';
 import { Clock } from './clock.ts';
 import { dayOfMs } from './data/dates.ts';
+import { plantedEpisodes } from './data/episodes.ts';
 import { generateAll } from './data/generate.ts';
-import type { ProductData } from './data/model.ts';
+import type { PlantedEpisode, ProductData } from './data/model.ts';
 import { observedHandlers, watchExchanges } from './exchanges.ts';
 import { resolveStorageKey } from './families/files/storage-keys.ts';
 import { HANDLERS } from './families/index.ts';
@@ -20,10 +21,12 @@ import { type EmulatorOptions, resolveOptions } from './options.ts';
 import { loadRegistryChanges, saveRegistryChanges } from './persistence.ts';
 import type { EmulatorState } from './state.ts';
 
+export type { EpisodeKind, EventSurge, ExceptionSpike, PlantedEpisode, VersionDrop } from './data/episodes.ts';
 export type { EmulatorExchange, ExchangeObserver } from './exchanges.ts';
 export { observeExchanges } from './exchanges.ts';
 export type { EmulatorOptions, ProductSpec } from './options.ts';
 export { EmulatorConfigError } from './options.ts';
+export { plantedEpisodes };
 
 export interface ProductSummary {
   productId: string;
@@ -39,6 +42,8 @@ export interface Emulator {
   headerPrefix: string;
   credentials: { userName: string; password: string };
   products: ProductSummary[];
+  /** The episodes planted in the data set (emulator/data/episodes.ts): what usage alerts should find. */
+  episodes: readonly PlantedEpisode[];
   clock: Clock;
   faults: FaultInjector;
   /** Internal state, for tests that check reports against the data they were computed from. */
@@ -114,6 +119,7 @@ export async function startEmulator(input: EmulatorOptions = {}): Promise<Emulat
       clients: pd.n,
       rawDataExport: pd.product.features.rawDataExport,
     })),
+    episodes: plantedEpisodes(options.seed, today),
     clock,
     faults,
     state,

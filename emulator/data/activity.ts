@@ -111,10 +111,37 @@ export function usageBetween(pd: ProductData, i: number, from: Day, to: Day): Us
   return { activeDays, sessions, runtimeMinutes };
 }
 
-/** Occurrences of event e by client i in [from, to]: its per-day count times its active days there. */
+/**
+ * Occurrences of event e by client i in [from, to]: its per-day count times its active days there, plus what the
+ * planted surge adds (surgeExtra).
+ */
 export function eventCountBetween(pd: ProductData, i: number, e: number, from: Day, to: Day): number {
   const perDay = pd.eventPerDay[i * pd.events.length + e] ?? 0;
-  return perDay === 0 ? 0 : perDay * activeDaysBetween(pd, i, from, to);
+  if (perDay === 0) return 0;
+  return perDay * activeDaysBetween(pd, i, from, to) + (e === pd.surge?.event ? surgeExtra(pd, i, from, to) : 0);
+}
+
+/**
+ * The occurrences the planted event surge (episodes.ts) adds to client i's count of the surging event in
+ * [from, to]: `extra` more per occurrence on its active days within the surge. 0 without a surge, outside it, or
+ * when the client does not use the event. Every count of that event adds this, so all reports see the surge.
+ */
+export function surgeExtra(pd: ProductData, i: number, from: Day, to: Day): number {
+  const s = pd.surge;
+  if (s === undefined) return 0;
+  const a = Math.max(from, s.from);
+  const b = Math.min(to, s.to);
+  if (b < a) return 0;
+  const perDay = pd.eventPerDay[i * pd.events.length + s.event] ?? 0;
+  return perDay === 0 ? 0 : s.extra * perDay * activeDaysBetween(pd, i, a, b);
+}
+
+/** Client i's lifetime count of event e (what `lifetimeEventUsage` reports and filters on). */
+export function lifetimeEventCount(pd: ProductData, i: number, e: number): number {
+  const perDay = pd.eventPerDay[i * pd.events.length + e] ?? 0;
+  if (perDay === 0) return 0;
+  const surge = e === pd.surge?.event ? surgeExtra(pd, i, pd.firstDay, pd.today) : 0;
+  return perDay * (pd.lifetimeActiveDays[i] ?? 0) + surge;
 }
 
 /**

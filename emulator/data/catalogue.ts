@@ -203,3 +203,15 @@ export const GPUS: readonly { vendor: string; model: string; weight: number }[] 
   { vendor: 'Intel', model: 'Iris Xe Graphics', weight: 15 },
   { vendor: 'Apple', model: 'Apple M3', weight: 8 },
 ];
+
+/**
+ * Exception types the exception files report, in the order a line's hash picks them (payloads.ts); here so the
+ * planted exception spike (episodes.ts) can name one without the data model importing the file families.
+ */
+export const EXCEPTION_TYPES: readonly string[] = [
+  'java.lang.NullPointerException',
+  'java.lang.ArrayIndexOutOfBoundsException',
+  'System.IO.IOException',
+  'System.InvalidOperationException',
+  'TimeoutError',
+];

@@ -7,8 +7,10 @@ import { usageBetween } from './activity.ts';
 import { CUSTOM_PROPERTY_IDS, GEOGRAPHY, GPUS, OS_CATALOGUE, US_STATES } from './catalogue.ts';
 import { numberColumn, StringColumnBuilder } from './columns.ts';
 import type { Day } from './dates.ts';
+import { plantedEpisodes } from './episodes.ts';
 import { generateRegistry } from './license-registry.ts';
-import type { Column, Product, ProductData, TrackedEvent } from './model.ts';
+import type { Column, PlantedEpisode, Product, ProductData, TrackedEvent } from './model.ts';
+import { plantEpisodes } from './plant.ts';
 import { CAMPAIGNS, EVENT_SEEDS, type ProductSpec, productDefinitions, RELEASES } from './products.ts';
 import { hash3, Rng } from './rng.ts';
 
@@ -27,9 +29,11 @@ export interface GenerateOptions {
 }
 
 export function generateAll(opts: GenerateOptions): ProductData[] {
+  const episodes = plantedEpisodes(opts.seed, opts.today);
   return productDefinitions(opts.products).map(({ clientShare, seedKey, ...product }) => {
     const seed = hash3(opts.seed, seedKey.key, seedKey.salt);
-    const pd = generateProduct(product, Math.max(40, Math.round(opts.clients * clientShare)), seed, opts.today);
+    const own = episodes.filter((e) => e.productId === product.productId);
+    const pd = generateProduct(product, Math.max(40, Math.round(opts.clients * clientShare)), seed, opts.today, own);
     const reg = pd.registry;
     reg.bulk = {
       count: Math.max(0, (opts.registryKeys ?? 0) - reg.records.length),
@@ -66,7 +70,13 @@ function randomWord(rng: Rng, level: number): number {
   return level === 0 ? a & b & c : a | b | c;
 }
 
-export function generateProduct(product: Product, n: number, seed: number, today: Day): ProductData {
+export function generateProduct(
+  product: Product,
+  n: number,
+  seed: number,
+  today: Day,
+  episodes: readonly PlantedEpisode[] = [],
+): ProductData {
   const rng = new Rng(seed);
   const firstDay = today - HISTORY_DAYS - 3;
   const words = Math.ceil((today - firstDay + 1) / 32);
@@ -161,7 +171,10 @@ export function generateProduct(product: Product, n: number, seed: number, today
     deliveries,
     registry: registry.registry,
     seed,
+    episodes,
+    surge: undefined,
   };
+  plantEpisodes(pd);
   finishClientColumns(pd, registry.clientType);
   return pd;
 }

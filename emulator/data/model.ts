@@ -102,6 +102,45 @@ export interface LicenseRegistry {
   changed: Set<number>;
 }
 
+export type EpisodeKind = 'exceptionSpike' | 'versionDrop' | 'eventSurge';
+
+/** What every planted episode (episodes.ts) has: where and when, and by how much the affected figure changes. */
+export interface EpisodeSpan {
+  productId: string;
+  /** First and last day of the episode (inclusive): day numbers, and the same as `YYYY-MM-DD`. */
+  startDay: Day;
+  endDay: Day;
+  startDate: string;
+  endDate: string;
+  /** The affected figure on the episode's days is about `factor` times what it would have been. */
+  factor: number;
+}
+/** Lines of one exception type in the exception files: about `factor` × its usual daily count on each day. */
+export interface ExceptionSpike extends EpisodeSpan {
+  kind: 'exceptionSpike';
+  exceptionType: string;
+}
+/** Clients running one version: a share `1 − factor` of those active in the episode inactive on all of its days. */
+export interface VersionDrop extends EpisodeSpan {
+  kind: 'versionDrop';
+  version: string;
+}
+/** One tracked event: each occurrence on the episode's days counts `factor` times (an integer). */
+export interface EventSurge extends EpisodeSpan {
+  kind: 'eventSurge';
+  category: string | null;
+  name: string;
+}
+export type PlantedEpisode = ExceptionSpike | VersionDrop | EventSurge;
+
+/** The event surge as the event counting code reads it: event index, days, and extra occurrences per occurrence. */
+export interface SurgePlan {
+  event: number;
+  from: Day;
+  to: Day;
+  extra: number;
+}
+
 export interface ProductData {
   product: Product;
   /** Number of clients. */
@@ -141,6 +180,10 @@ export interface ProductData {
   deliveries: (readonly number[])[];
   registry: LicenseRegistry;
   seed: number;
+  /** The planted episodes of this product (episodes.ts); the version drop is already in `activity`. */
+  episodes: readonly PlantedEpisode[];
+  /** This product's event surge, if it has one. */
+  surge: SurgePlan | undefined;
 }
 
 export const NULL_SENTINEL = '<NULL>';

@@ -2,6 +2,7 @@
  * `globalFilters` (docs/interface.md "Filters"): parsed once per request into one predicate over client numbers.
  * Members AND together; the emulator matches each client's latest known value.
  */
+import { surgeExtra } from '../data/activity.ts';
 import { HIERARCHY_LEVELS } from '../data/catalogue.ts';
 import type { Day } from '../data/dates.ts';
 import type { ProductData } from '../data/model.ts';
@@ -230,14 +231,17 @@ function parseSpecial(pd: ProductData, name: string, f: unknown, path: string): 
         const events = matchEvents(pd, (e) => matchers.some((m) => m.test(e)));
         const max = reqInt(o, 'max', p, { min: 0 });
         const min = o.min === undefined ? 0 : reqInt(o, 'min', p, { min: 0, max });
-        return { events, min, max };
+        // The planted surge adds to one event's count (activity.ts surgeExtra).
+        const surges = pd.surge !== undefined && events.includes(pd.surge.event);
+        return { events, min, max, surges };
       });
       const ne = pd.events.length;
       return (i) =>
-        entries.every(({ events, min, max }) => {
+        entries.every(({ events, min, max, surges }) => {
           let perDay = 0;
           for (const e of events) perDay += pd.eventPerDay[i * ne + e]!;
-          const count = perDay * pd.lifetimeActiveDays[i]!;
+          let count = perDay * pd.lifetimeActiveDays[i]!;
+          if (surges && count > 0) count += surgeExtra(pd, i, pd.firstDay, pd.today);
           return count >= min && count <= max;
         });
     }

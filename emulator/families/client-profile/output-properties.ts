@@ -3,6 +3,7 @@
  * compiled once per request into readers over the model's columns, so a page or a million-row export is a plain loop
  * over client numbers.
  */
+import { lifetimeEventCount } from '../../data/activity.ts';
 import { HIERARCHY_LEVELS } from '../../data/catalogue.ts';
 import type { Day } from '../../data/dates.ts';
 import { type LicenseStatus, NULL_SENTINEL, type ProductData } from '../../data/model.ts';
@@ -57,19 +58,23 @@ function listProperty(name: string, value: (i: number) => readonly unknown[]): O
   return { name, value, valueOn: value, cell: (i) => JSON.stringify(value(i)) };
 }
 
-/** Lifetime count of each event the client used: its per-day count times its lifetime active days. */
+/** Lifetime count of each event the client used: its per-day count times its lifetime active days (and the surge). */
 function lifetimeEventUsage(pd: ProductData): OutputProperty {
   const order = eventDisplayOrder(pd);
   const ne = pd.events.length;
   const labels = order.map((e) => ({ eventCategory: pd.events[e]!.category, eventName: pd.events[e]!.name }));
   // The export writes this list for every client, so its JSON text is assembled from pre-serialised fragments.
   const prefixes = labels.map((l) => JSON.stringify(l).slice(0, -1) + ',"eventCount":');
+  // The planted surge (activity.ts surgeExtra) adds to one event's count; the others are per-day × days.
+  const surging = pd.surge?.event ?? -1;
+  const count = (i: number, e: number, perDay: number, days: number) =>
+    e === surging ? lifetimeEventCount(pd, i, e) : perDay * days;
   const value = (i: number) => {
     const out: { eventCategory: string | null; eventName: string; eventCount: number }[] = [];
     const days = pd.lifetimeActiveDays[i]!;
     for (let k = 0; k < order.length; k++) {
       const perDay = pd.eventPerDay[i * ne + order[k]!]!;
-      if (perDay > 0) out.push({ ...labels[k]!, eventCount: perDay * days });
+      if (perDay > 0) out.push({ ...labels[k]!, eventCount: count(i, order[k]!, perDay, days) });
     }
     return out;
   };
@@ -78,7 +83,7 @@ function lifetimeEventUsage(pd: ProductData): OutputProperty {
     const days = pd.lifetimeActiveDays[i]!;
     for (let k = 0; k < order.length; k++) {
       const perDay = pd.eventPerDay[i * ne + order[k]!]!;
-      if (perDay > 0) text += (text === '' ? '' : ',') + prefixes[k] + perDay * days + '}';
+      if (perDay > 0) text += (text === '' ? '' : ',') + prefixes[k] + count(i, order[k]!, perDay, days) + '}';
     }
     return '[' + text + ']';
   };

@@ -6,7 +6,7 @@
  * An event used by a client occurs on every active day of that client (eventPerDay > 0), so "sessions in which the
  * event occurred" are all sessions in the range of the clients that used it.
  */
-import { usageBetween } from '../../data/activity.ts';
+import { surgeExtra, usageBetween } from '../../data/activity.ts';
 import type { ProductData } from '../../data/model.ts';
 import type { Handler } from '../../http/handler.ts';
 import { dateRange, fail, type Json, optEnum } from '../../http/validate.ts';
@@ -72,6 +72,7 @@ export const advancedFullReport: Handler = ({ pd, body }) => {
   const usedSessions = new Float64Array(slots * J);
   const frequency = new Float64Array(slots * J * F);
   const E = pd.events.length;
+  const surging = pd.surge?.event ?? -1;
   const ALL: readonly number[] = [0];
 
   for (const i of activePopulation(pd, match, startDay, stopDay)) {
@@ -80,7 +81,9 @@ export const advancedFullReport: Handler = ({ pd, body }) => {
       population[s]!++;
       popSessions[s]! += sessions;
       for (let j = 0; j < J; j++) {
-        const c = pd.eventPerDay[i * E + events[j]!]! * days;
+        const e = events[j]!;
+        let c = pd.eventPerDay[i * E + e]! * days;
+        if (e === surging && c > 0) c += surgeExtra(pd, i, startDay, stopDay);
         if (c === 0) continue;
         const x = s * J + j;
         count[x]! += c;

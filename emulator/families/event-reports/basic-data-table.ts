@@ -3,7 +3,7 @@
  * occurrences in the range and the numeric custom values they carried. No filters: the population is every client
  * active in the range, and the "per" metrics divide by that population's active clients, sessions and runtime hours.
  */
-import { usageBetween } from '../../data/activity.ts';
+import { surgeExtra, usageBetween } from '../../data/activity.ts';
 import type { Handler } from '../../http/handler.ts';
 import { dateRange } from '../../http/validate.ts';
 import { eventDisplayOrder } from '../event-management.ts';
@@ -54,6 +54,7 @@ export const basicDataTable: Handler = ({ pd, body }) => {
   const lastUser = new Int32Array(categories.length).fill(-1); // last client counted per category
   const d: Denominators = { clients: 0, sessions: 0, runtimeHours: 0 };
   const E = pd.events.length;
+  const surging = pd.surge?.event ?? -1;
   let runtimeMinutes = 0;
 
   for (let i = 0; i < pd.n; i++) {
@@ -66,7 +67,7 @@ export const basicDataTable: Handler = ({ pd, body }) => {
     for (let b = 0; b < B; b++) {
       const perDay = pd.eventPerDay[i * E + basic[b]!]!;
       if (perDay === 0) continue;
-      count[b]! += perDay * days;
+      count[b]! += perDay * days + (basic[b] === surging ? surgeExtra(pd, i, startDay, stopDay) : 0);
       users[b]!++;
       const c = categoryOf[b]!;
       if (lastUser[c] !== i) {

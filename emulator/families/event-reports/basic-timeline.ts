@@ -3,6 +3,7 @@
  * occurrences (or the sum of the numeric custom values they carry), optionally divided by the period's active users,
  * sessions, runtime hours or occurrences. No filters: every client counts.
  */
+import { surgeExtra } from '../../data/activity.ts';
 import { formatDay, periodsOf } from '../../data/dates.ts';
 import type { Handler } from '../../http/handler.ts';
 import { dateRange, fail, optEnum, reqEnum } from '../../http/validate.ts';
@@ -34,6 +35,13 @@ export const basicTimeline: Handler = ({ pd, body }) => {
   const E = pd.events.length;
   const cv = pd.events.map((e) => e.customValue ?? 0);
   const series = selectors.map((s) => Int32Array.from(s.events));
+  const surge = pd.surge;
+  // Series holding the surging event, and the periods overlapping its surge: only there surgeExtra adds anything.
+  const surging = series.map((events) => surge !== undefined && events.includes(surge.event));
+  const counted = surging.includes(true);
+  const overlaps = (p: { from: number; to: number }) => counted && p.to >= surge!.from && p.from <= surge!.to;
+  const surgeFrom = periods.findIndex(overlaps);
+  const surgeTo = periods.findLastIndex(overlaps);
 
   for (let i = 0; i < pd.n; i++) {
     let uses = false;
@@ -64,6 +72,17 @@ export const basicTimeline: Handler = ({ pd, body }) => {
         counts[p * K + k]! += perDay[k]! * days;
         values[p * K + k]! += valuePerDay[k]! * days;
       }
+      if (p >= surgeFrom && p <= surgeTo) addSurge(i, p);
+    }
+  }
+
+  function addSurge(i: number, p: number): void {
+    const extra = surgeExtra(pd, i, periods[p]!.from, periods[p]!.to);
+    if (extra === 0) return;
+    for (let k = 0; k < K; k++) {
+      if (!surging[k]) continue;
+      counts[p * K + k]! += extra;
+      values[p * K + k]! += extra * cv[surge!.event]!;
     }
   }
 

@@ -3,11 +3,12 @@
  * (and per segment the unit's clients fall in), its lifetime active days, optionally active weeks and months, and its
  * occurrence count of every series.
  *
- * A client's lifetime count of event e is `eventPerDay × lifetime active days` (as eventCountBetween computes it);
- * the pass takes the active days once per client instead of once per event. With segments, a unit is split into
- * one sub-unit per segment, made of the unit's clients in that segment (segments may overlap).
+ * A client's lifetime count of event e is `eventPerDay × lifetime active days`, plus the planted surge's extra
+ * occurrences for the surging event (as eventCountBetween computes it); the pass takes the active days once per
+ * client instead of once per event. With segments, a unit is split into one sub-unit per segment, made of the unit's
+ * clients in that segment (segments may overlap).
  */
-import { activeDaysBetween } from '../../data/activity.ts';
+import { activeDaysBetween, surgeExtra } from '../../data/activity.ts';
 import type { Day } from '../../data/dates.ts';
 import type { ProductData } from '../../data/model.ts';
 import type { Segmentation } from '../../query/segments.ts';
@@ -50,6 +51,7 @@ export function lifetimePass(pd: ProductData, units: Units, opts: LifetimePassOp
   const E = pd.events.length;
   const perDay = pd.eventPerDay;
   const flat = series.map((s) => Int32Array.from(s));
+  const surging = series.map((s) => pd.surge !== undefined && s.includes(pd.surge.event));
   const { members, starts } = units;
 
   let nTouched = 0;
@@ -74,11 +76,16 @@ export function lifetimePass(pd: ProductData, units: Units, opts: LifetimePassOp
         perClient[MONTHS] = periods.months;
       }
       const row = i * E;
+      let surge = -1; // the client's extra occurrences of the surging event, computed once when a series needs it
       for (let k = 0; k < K; k++) {
         const events = flat[k]!;
         let c = 0;
         for (let x = 0; x < events.length; x++) c += perDay[row + events[x]!]!;
         perClient[COUNTS + k] = c * days;
+        if (surging[k] && c > 0) {
+          if (surge < 0) surge = surgeExtra(pd, i, pd.firstDay, end);
+          perClient[COUNTS + k]! += surge;
+        }
       }
       add(0);
       if (segmentation) for (const s of segmentation.of(i)) add(s + 1);

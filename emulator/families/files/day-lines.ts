@@ -1,14 +1,15 @@
 /**
  * The lines of one day of one family, derived from a hash of (product seed, family, day) so any day can be rebuilt
  * at any time without storing lines: a bounded number of samples, each a client active that day, at a time of day
- * from the hash, sorted by time. Today's file is the prefix of today's lines up to the clock's current time.
+ * from the hash, sorted by time. Today's file is the prefix of today's lines up to the clock's current time. On the
+ * days of a planted spike (the exception spike of episodes.ts) the day also has the spike's extra lines.
  */
 import { isActive } from '../../data/activity.ts';
 import { type Day, formatDay, msOfDay } from '../../data/dates.ts';
 import type { ProductData } from '../../data/model.ts';
 import { hash3 } from '../../data/rng.ts';
 import { clientCells } from './client-cells.ts';
-import type { Family } from './families.ts';
+import type { Family, Spike } from './families.ts';
 
 /** A day's lines before they are turned into cells: time, client number and line hash, ascending by time. */
 export interface DayPicks {
@@ -33,16 +34,70 @@ function wantedLines(pd: ProductData, fam: Family, day: Day): number {
   return Math.round(base * weekend * (0.6 + ((h >>> 8) % 800) / 1000));
 }
 
+/** Days before a spike whose median count of the spiking kind is its usual daily count. */
+const SPIKE_BASELINE_DAYS = 28;
+/** Samples tried per wanted spike line: more than for ordinary lines, so a spike day gets all of its lines. */
+const SPIKE_TRIES_PER_LINE = 40;
+const SPIKE_SALT = 0x5350494b;
+const spikeMemo = new WeakMap<ProductData, Map<string, number>>();
+
+/**
+ * Extra lines on each day of a spike: (factor − 1) × the kind's usual daily count (the median over the four weeks
+ * before the spike, at least 1), so a spike day has about `factor` times the usual. Memoised per product and family.
+ */
+function spikeExtra(pd: ProductData, fam: Family, spike: Spike): number {
+  let byFamily = spikeMemo.get(pd);
+  if (!byFamily) {
+    byFamily = new Map();
+    spikeMemo.set(pd, byFamily);
+  }
+  const known = byFamily.get(fam.id);
+  if (known !== undefined) return known;
+  const counts: number[] = [];
+  for (let d = spike.startDay - SPIKE_BASELINE_DAYS; d < spike.startDay; d++) {
+    const picks = dayPicks(pd, fam, d); // days before the spike: no recursion
+    let c = 0;
+    for (let k = 0; k < picks.count; k++) if (picks.hash[k]! % spike.kinds === spike.kind) c++;
+    counts.push(c);
+  }
+  counts.sort((a, b) => a - b);
+  const usual = Math.max(1, (counts[(counts.length - 1) >> 1]! + counts[counts.length >> 1]!) / 2);
+  const extra = Math.round((spike.factor - 1) * usual);
+  byFamily.set(fam.id, extra);
+  return extra;
+}
+
+/** h moved to the nearest value ≤ 2³² − 1 with h % kinds === kind, keeping its high bits (time, message). */
+function ofKind(h: number, kind: number, kinds: number): number {
+  const v = h - (h % kinds) + kind;
+  return v > 0xffffffff ? v - kinds : v;
+}
+
 export function dayPicks(pd: ProductData, fam: Family, day: Day): DayPicks {
-  const wanted = day < pd.firstDay || day > pd.today ? 0 : wantedLines(pd, fam, day);
-  const sec = new Int32Array(wanted);
-  const client = new Int32Array(wanted);
-  const hash = new Uint32Array(wanted);
+  const inData = day >= pd.firstDay && day <= pd.today;
+  const wanted = inData ? wantedLines(pd, fam, day) : 0;
+  const spike = inData ? fam.spike?.(pd, day) : undefined;
+  const extra = spike ? spikeExtra(pd, fam, spike) : 0;
+  const sec = new Int32Array(wanted + extra);
+  const client = new Int32Array(wanted + extra);
+  const hash = new Uint32Array(wanted + extra);
   let count = 0;
   for (let t = 0; t < wanted * TRIES_PER_LINE && count < wanted; t++) {
     const i = hash3(pd.seed ^ fam.salt, day, t) % pd.n;
     if (!isActive(pd, i, day)) continue;
     const h = hash3(t, day, pd.seed ^ fam.salt ^ i);
+    if (fam.payload(pd, i, day, h) === undefined) continue;
+    sec[count] = h % SECONDS_PER_DAY;
+    client[count] = i;
+    hash[count] = h;
+    count++;
+  }
+  // The spike's lines come from a stream of their own, so the day's ordinary lines stay what they were.
+  const goal = count + extra;
+  for (let t = 0; spike && t < extra * SPIKE_TRIES_PER_LINE && count < goal; t++) {
+    const i = hash3(pd.seed ^ fam.salt ^ SPIKE_SALT, day, t) % pd.n;
+    if (!isActive(pd, i, day)) continue;
+    const h = ofKind(hash3(t, day, pd.seed ^ fam.salt ^ SPIKE_SALT ^ i), spike.kind, spike.kinds);
     if (fam.payload(pd, i, day, h) === undefined) continue;
     sec[count] = h % SECONDS_PER_DAY;
     client[count] = i;

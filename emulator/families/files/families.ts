@@ -2,6 +2,7 @@
  * The three line families behind the custom event, exception and raw event operations: their columns, file naming,
  * daily volume and payload cells. Everything else in this folder is written once against this description.
  */
+import { EXCEPTION_TYPES } from '../../data/catalogue.ts';
 import type { Day } from '../../data/dates.ts';
 import type { ProductData } from '../../data/model.ts';
 import { CLIENT_FIELDS } from './client-cells.ts';
@@ -28,6 +29,31 @@ export interface Family {
   quietDayPercent: number;
   /** Payload cells of a line by client i on `day`; undefined rejects the client for this line. */
   payload(pd: ProductData, i: number, day: Day, h: number): Payload | undefined;
+  /** The planted spike on `day` (episodes.ts), or undefined on other days and for families without one. */
+  spike?(pd: ProductData, day: Day): Spike | undefined;
+}
+
+/** A planted spike of one payload kind: day-lines.ts adds lines of that kind on the spike's days. */
+export interface Spike {
+  /** Lines whose hash % kinds is `kind` carry the spiking payload (the exception type EXCEPTION_TYPES[kind]). */
+  kind: number;
+  kinds: number;
+  /** Lines of the kind on a spike day are about `factor` × its usual daily count, the median of the four weeks
+   * before `startDay`. */
+  factor: number;
+  startDay: Day;
+}
+
+function exceptionSpike(pd: ProductData, day: Day): Spike | undefined {
+  for (const ep of pd.episodes)
+    if (ep.kind === 'exceptionSpike' && day >= ep.startDay && day <= ep.endDay)
+      return {
+        kind: EXCEPTION_TYPES.indexOf(ep.exceptionType),
+        kinds: EXCEPTION_TYPES.length,
+        factor: ep.factor,
+        startDay: ep.startDay,
+      };
+  return undefined;
 }
 
 function fields(tail: readonly (readonly [string, string])[]) {
@@ -70,6 +96,7 @@ export const FAMILIES: Readonly<Record<FamilyId, Family>> = {
     maxPerDay: 60,
     quietDayPercent: 8,
     payload: (_pd, _i, _day, h) => exceptionPayload(h),
+    spike: exceptionSpike,
   },
   rawEvents: {
     id: 'rawEvents',
