@@ -31,6 +31,8 @@ goes live.
 Options:
 ${JOB_OPTIONS_HELP}
   --rule ID          only this rule (repeatable; must be in the config)
+  --since DATE       a series judged for the first time (a new rule, product or segment) is judged from this
+                     day's period instead of the last 3, and tells what happened since
   --from DATE        backtest: the first day to judge (its period)
   --to DATE          backtest: the last day to judge (its period)
 
@@ -43,6 +45,7 @@ const OPTIONS = {
   rule: { type: 'string', multiple: true },
   from: { type: 'string' },
   to: { type: 'string' },
+  since: { type: 'string' },
 } as const;
 
 export async function usageAlertsCommand(args: string[], io: CliIo): Promise<number> {
@@ -54,6 +57,8 @@ export async function usageAlertsCommand(args: string[], io: CliIo): Promise<num
   }
   const from = dateFlag('--from', values.from);
   const to = dateFlag('--to', values.to);
+  const since = dateFlag('--since', values.since);
+  if (backtest && since !== undefined) throw new UsageError('--since goes with a run; a backtest judges from --from');
   if (backtest && from === undefined) throw new UsageError('backtest: --from YYYY-MM-DD is required');
   if (!backtest && (from !== undefined || to !== undefined))
     throw new UsageError('--from and --to go with `pulse usage-alerts backtest`');
@@ -72,12 +77,12 @@ export async function usageAlertsCommand(args: string[], io: CliIo): Promise<num
   const dryRun = values['dry-run'] === true;
   const job = async ({ config, ports }: JobRuntime) => {
     if (!backtest && !dryRun) {
-      const { result, changes } = await runUsageAlerts(config, ports, { ruleIds });
+      const { result, changes } = await runUsageAlerts(config, ports, { ruleIds, since });
       return print({ result, changes }, { json, told: true }, io);
     }
     // A dry run reads the states (what a run would tell now); a backtest walks from a quiet state.
     const states = backtest ? undefined : ports.usageAlertStates;
-    const judged = await judgeUsageAlerts(config, ports, { ruleIds, from, to, states });
+    const judged = await judgeUsageAlerts(config, ports, { ruleIds, from, to, states, since });
     return print(judged, { json, told: false, backtest }, io);
   };
   return runJob('usage-alerts', setup, io, job);

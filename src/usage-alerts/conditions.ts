@@ -52,6 +52,8 @@ export function judge(
   current: Point,
   history: readonly Point[],
   minVolume: number,
+  /** The figure's smallest step: 1 for a count, 0.1 for a share in % (rounded to one decimal). */
+  resolution = 1,
 ): Verdict {
   if (current.outsideLimit)
     return { state: 'undetermined', value: current.value, reason: 'not among the segment values judged this period' };
@@ -63,7 +65,7 @@ export function judge(
     case 'change':
       return change(condition, current.value, history.at(-1));
     case 'deviation':
-      return deviation(condition, current.value, history);
+      return deviation(condition, current.value, history, resolution);
   }
 }
 
@@ -105,14 +107,15 @@ function deviation(
   c: Extract<UsageCondition, { kind: 'deviation' }>,
   value: number,
   history: readonly Point[],
+  resolution: number,
 ): Verdict {
   const base = history.slice(-c.baselinePeriods).map((p) => p.value);
   if (base.length < c.baselinePeriods)
     return { state: 'undetermined', value, reason: `${base.length} of ${c.baselinePeriods} baseline periods` };
   const m = median(base);
-  // A flat baseline has no spread: any move off it would be infinitely many MADs. One unit of the figure (or 1 % of
+  // A flat baseline has no spread: any move off it would be infinitely many MADs. One step of the figure (or 1 % of
   // the median, if larger) stands in, so a count of 100 every day does not fire on 101.
-  const spread = Math.max(mad(base) * MAD_SCALE, 1, Math.abs(m) * 0.01);
+  const spread = Math.max(mad(base) * MAD_SCALE, resolution, Math.abs(m) * 0.01);
   const expected = {
     low: c.direction === 'up' ? null : m - c.k * spread,
     high: c.direction === 'down' ? null : m + c.k * spread,

@@ -37,11 +37,14 @@ export function judgeSeries(rule: UsageAlertRule, series: Series, first: string,
     if (point.period < first || point.period > last) return;
     out.push({
       period: point.period,
-      verdict: judge(rule.condition, point, series.points.slice(0, i), rule.minVolume),
+      verdict: judge(rule.condition, point, series.points.slice(0, i), rule.minVolume, resolutionOf(rule)),
     });
   });
   return out;
 }
+
+/** A share is a percentage rounded to one decimal; every other figure is a count. */
+const resolutionOf = (rule: UsageAlertRule): number => (rule.metric.kind === 'segmentShare' ? 0.1 : 1);
 
 const evidenceUpTo = (series: Series, period: string): Point[] => {
   const at = series.points.findIndex((p) => p.period === period);

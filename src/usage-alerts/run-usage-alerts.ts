@@ -34,6 +34,11 @@ export interface JudgeOptions {
    * (a dry run's last periods, a backtest).
    */
   states?: UsageAlertStates | undefined;
+  /**
+   * A series with no state yet is judged from the period holding this day instead of the last `TELL_PERIODS`, so
+   * its first run tells what happened since (`--since`; `pulse start` shows the emulator's planted episodes so).
+   */
+  since?: IsoDate | undefined;
   /** Only these rules (each must be in the config). */
   ruleIds?: readonly string[] | undefined;
   /** Backtest: judge every period from the one holding `from` to the one holding `to` (or the last complete one). */
@@ -92,7 +97,8 @@ export async function judgeUsageAlerts(
       continue;
     }
     windows.set(rule.id, { from, to });
-    fetched.set(rule.id, { first: from, last: to });
+    const since = opts.since !== undefined ? minDate(periodOf(opts.since, unit), from) : from;
+    fetched.set(rule.id, { first: since, last: to });
   }
   result.counts.rules = windows.size;
   const plan = planUsageCalls(rules, fetched);
@@ -120,8 +126,10 @@ export async function judgeUsageAlerts(
       const key = seriesKey(series);
       const start = opts.states ? await opts.states.get(key) : undefined;
       // Periods a run already judged are not judged again: their changes were told (or are being).
-      const after = start ? shiftPeriod(start.lastJudged, rule.period.unit, 1) : window.from;
-      const judged = replay(rule, series, after > window.from ? after : window.from, window.to, start);
+      const first = start
+        ? maxDate(shiftPeriod(start.lastJudged, rule.period.unit, 1), window.from)
+        : minDate(periodOf(opts.since ?? window.from, rule.period.unit), window.from);
+      const judged = replay(rule, series, first, window.to, start);
       changes.push(...judged.changes);
       if (judged.state) states.set(key, judged.state);
     }
@@ -152,6 +160,7 @@ function selectedRules(
 }
 
 const minDate = (a: IsoDate, b: IsoDate): IsoDate => (a < b ? a : b);
+const maxDate = (a: IsoDate, b: IsoDate): IsoDate => (a > b ? a : b);
 
 export type UsageAlertRunCounts = UsageAlertCounts & {
   emails: number;
@@ -168,7 +177,7 @@ export type UsageAlertRunCounts = UsageAlertCounts & {
 export async function runUsageAlerts(
   config: PulseConfig,
   ports: UsageAlertPorts & TellPorts & { usageAlertStates?: UsageAlertStates },
-  opts: Pick<JudgeOptions, 'ruleIds'> = {},
+  opts: Pick<JudgeOptions, 'ruleIds' | 'since'> = {},
 ): Promise<{ result: JobResult<UsageAlertRunCounts>; changes: StateChange[] }> {
   const states = ports.usageAlertStates;
   const judged = await judgeUsageAlerts(config, ports, { ...opts, ...(states ? { states } : {}) });

@@ -100,7 +100,7 @@ describe('pulse start', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.job)).toEqual(['digest', 'archive', 'license-alerts', 'license-report']);
+    expect(lines.map((l) => l.job)).toEqual(['digest', 'archive', 'license-alerts', 'license-report', 'usage-alerts']);
     expect(lines[2]).toMatchObject({ ok: true, counts: { emails: 3, posts: 3 } });
     expect(await licenseMails(workDir)).toHaveLength(3);
 
@@ -112,5 +112,7 @@ describe('pulse start', () => {
     expect(again[2]).toMatchObject({ job: 'license-alerts', ok: true, counts: { emails: 0, alertsSent: 0 } });
     expect(again[2].counts.alertsSkippedAlreadySent).toBe(lines[2].counts.alertsSent);
     expect(await licenseMails(workDir)).toHaveLength(3);
+    // The usage alerts too: each series judged from its state, nothing told again.
+    expect(again[4]).toMatchObject({ job: 'usage-alerts', ok: true, counts: { emails: 0, firing: 0, resolved: 0 } });
   }, 180_000);
 });
