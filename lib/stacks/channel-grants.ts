@@ -11,6 +11,7 @@ export const CHANNEL_POSTERS = [
   'digest',
   'license-alerts',
   'license-report',
+  'usage-alerts',
   'mail-events',
   'archive-plan',
   'archive-copy',
@@ -20,8 +21,9 @@ export type ChannelPoster = (typeof CHANNEL_POSTERS)[number];
 /**
  * The ids of the channels a function posts to: its deliveries' channels, and the notice channels for those that send
  * owner notices (the digest: a held digest, an unknown delivery; the license jobs: an unknown delivery; the mail
- * events: a bounce or complaint, and nothing else). The archive's two steps, either of which may finish a run, post
- * its event to `archive.channels` and send no notices (a run's failure is its JobFailed alarm).
+ * events: a bounce or complaint, and nothing else). The usage alerts post to their rules' channels and send no
+ * notices (no owner notice yet: src/usage-alerts/tell-changes.ts). The archive's two steps, either of which may finish
+ * a run, post its event to `archive.channels` and send no notices (a run's failure is its JobFailed alarm).
  */
 export function channelIdsPostedBy(config: PulseConfig, fn: ChannelPoster): string[] {
   const notices = config.notices?.channels ?? [];
@@ -30,6 +32,7 @@ export function channelIdsPostedBy(config: PulseConfig, fn: ChannelPoster): stri
     digest: () => [...config.digests.flatMap((d) => d.channels), ...notices],
     'license-alerts': () => [...(config.licenses?.routing ?? []).flatMap((r) => r.channels), ...notices],
     'license-report': () => [...(config.licenses?.report?.channels ?? []), ...notices],
+    'usage-alerts': () => (config.usageAlerts?.rules ?? []).flatMap((r) => r.channels),
     'mail-events': () => notices,
     'archive-plan': archiveEvents,
     'archive-copy': archiveEvents,

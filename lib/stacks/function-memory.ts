@@ -12,6 +12,12 @@ export const FUNCTION_MEMORY_MB = {
   digest: 1024,
   /** Peak ~250 MB over a 1M-key registry (bench/RESULTS.md "License registry"); the rest buys CPU for a long run. */
   licenseAlerts: 1024,
+  /**
+   * Not benched yet. A run holds a few report answers (one per product and metric family) and draws one chart per
+   * alert it tells with the digest's renderer, where a digest draws dozens: in the bundled-handler tests a run telling
+   * two alerts (renderer init included) and its rerun took 1.8 s together on two local cores.
+   */
+  usageAlerts: 512,
 } as const;
 
 /**

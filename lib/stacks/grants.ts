@@ -13,18 +13,28 @@ import { folderUnder, trimPrefix } from '../../src/core/archive-key.ts';
  */
 export const LEDGER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 export const ARCHIVE_RUN_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'];
+/**
+ * The usage alerts' series states (dynamodb-usage-alert-states.ts: a get, a conditional put that overwrites): granted
+ * apart from its ledger items, whose update and delete a state never needs.
+ */
+export const USAGE_ALERT_STATE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'];
 
 /**
  * The partition keys (`dynamodb:LeadingKeys`, StringLike) each job's items have: its deliveries, its own notices,
  * the owner's notice of an unknown delivery (`notice-unknown#<the delivery's key>`) and the failures it reported
- * (`failure-seen#<job>#…`, src/app/new-failures.ts); the archive's run events. The builders are src/core/delivery/ledger-keys.ts (used by
- * the digest, the license alerts and the license report), src/core/delivery/unknown-delivery-notice.ts and
+ * (`failure-seen#<job>#…`, src/app/new-failures.ts); the usage alerts' series states; the archive's run events. The
+ * builders are src/core/delivery/ledger-keys.ts (used by the digest, the license jobs and the usage alerts),
+ * src/core/delivery/unknown-delivery-notice.ts, src/adapters/aws/dynamodb-usage-alert-states.ts and
  * src/adapters/aws/dynamodb-archive-runs.ts; the infra tests build real keys with them and match them against these.
  */
 export const STATE_KEYS = {
   digest: ['digest#*', 'digest-held#*', 'notice-unknown#digest#*', 'failure-seen#digest#*'],
   licenseAlerts: ['license-alert#*', 'notice-unknown#license-alerts#*', 'failure-seen#license-alerts#*'],
   licenseReport: ['license-report#*', 'notice-unknown#license-report#*', 'failure-seen#license-report#*'],
+  /** Its deliveries and reported failures: it sends no notice of an unknown delivery (src/usage-alerts/tell-changes.ts). */
+  usageAlerts: ['usage-alert#*', 'failure-seen#usage-alerts#*'],
+  /** Its series states (USAGE_ALERT_STATE_ACTIONS): `usage-alert#*` does not reach them (no `#` after `usage-alert`). */
+  usageAlertStates: ['usage-alert-state#*'],
   archiveRuns: ['archive-runs', 'archive-run#*'],
   /** A finished run's events to `archive.channels` (src/archive/announce-run.ts): granted only when it has some. */
   archiveEvents: ['archive-event#*'],
@@ -43,7 +53,15 @@ export const MAIL_EVENTS_STATE = [
   { actions: LEDGER_ACTIONS, keys: ['notice-mail#*'] },
   {
     actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-    keys: ['digest#*', 'digest-held#*', 'digest-preview#*', 'license-alert#*', 'license-report#*', 'notice-unknown#*'],
+    keys: [
+      'digest#*',
+      'digest-held#*',
+      'digest-preview#*',
+      'license-alert#*',
+      'license-report#*',
+      'usage-alert#*',
+      'notice-unknown#*',
+    ],
   },
 ] as const;
 

@@ -8,6 +8,10 @@
  *   in (the digest's Asia/Kolkata 08:00 is then sent at 08:05, not 08:35), and in UTC when they are in several.
  *   Around a daylight-saving change an hourly cron in a zone may run once more or once less; the 3-hour heartbeat
  *   tolerates one missing run, and the jobs are safe to run twice.
+ * - **The usage alerts** run hourly at :40 UTC: a rule's period (a UTC day or ISO week) is judged once its settle delay
+ *   has passed, which an hourly run notices within the hour, and a run with nothing newly settled tells nothing (the
+ *   series' states). :40 keeps its run away from the other hourly jobs' (:05, :10, :15, each with its window), so
+ *   their sessions seldom overlap (session-budget.ts); the rules' time zones only say how dates show.
  * - **Flexible windows**: 10 minutes for the digest and the alerts (people wait for them after their send time; a few
  *   minutes is harmless), 15 for the weekly registry report, an hour for the nightly archive plan.
  * - **The archive plan** copies the service's daily files, whose dates are UTC days (src/archive/plan.ts), so it
@@ -73,6 +77,9 @@ export function licenseAlertsTiming(config: PulseConfig): JobTiming {
 export function licenseReportTiming(config: PulseConfig): JobTiming {
   return hourly(15, sharedZone([config.licenses?.report?.schedule.timeZone ?? 'UTC']), Duration.minutes(15));
 }
+
+/** The usage alerts: hourly at :40 UTC (the periods are UTC days and weeks; the rules' zones are for display). */
+export const usageAlertsTiming = (): JobTiming => hourly(40, TimeZone.ETC_UTC, Duration.minutes(10));
 
 /**
  * A daily job in UTC (the service's export files are dated by UTC day): a run up to 6 hours late is still worth

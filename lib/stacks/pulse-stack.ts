@@ -60,6 +60,7 @@ import {
   SUPPRESSION_KEYS,
   secretResourcePattern,
   senderIdentities,
+  USAGE_ALERT_STATE_ACTIONS,
 } from './grants.ts';
 import {
   archivePlanTiming,
@@ -67,12 +68,19 @@ import {
   digestTiming,
   licenseAlertsTiming,
   licenseReportTiming,
+  usageAlertsTiming,
 } from './job-schedules.ts';
 import { acknowledge, nagText } from './nag.ts';
 import { copierConcurrency, LICENSE_SYNC_SESSIONS } from './session-budget.ts';
 
 /** The functions that send email (through deliverOnce), so get the SES configuration set. */
-const MAILING_FUNCTIONS: ReadonlySet<string> = new Set(['digest', 'license-alerts', 'license-report', 'mail-events']);
+const MAILING_FUNCTIONS: ReadonlySet<string> = new Set([
+  'digest',
+  'license-alerts',
+  'license-report',
+  'usage-alerts',
+  'mail-events',
+]);
 
 /** The synth warning of a stack whose alarm topic nobody is subscribed to. */
 export const NO_ALARM_SUBSCRIBER =
@@ -80,8 +88,12 @@ export const NO_ALARM_SUBSCRIBER =
   'deploy.alarmEmail (and confirm the email AWS sends), or subscribe to the AlarmTopicArn output; `pulse doctor` ' +
   'checks the topic has a confirmed subscriber.';
 
-/** The folder of the digest bundle that holds the chart renderer's wasm and fonts. */
+/** The folder of a charting bundle (digest, usage alerts) that holds the chart renderer's wasm and fonts. */
 const CHART_ASSETS = 'chart-assets';
+/** The chart renderer's wasm and fonts, shipped beside the JS, not inlined into it (docs/aws.md "Digest charts"). */
+const CHART_ASSET_BUNDLE = Object.fromEntries(
+  Object.entries(CHART_ASSET_FILES).map(([name, from]) => [from, `${CHART_ASSETS}/${name}`]),
+);
 
 export interface PulseStackProps extends StackProps {
   /**
@@ -106,6 +118,8 @@ export class PulseStack extends Stack {
   /** The license sync's on-failure destination: S3 events whose sync failed after its retries. */
   public readonly licenseSyncFailedRuns: Queue | undefined;
   public readonly licenseAlerts: ScheduledJob | undefined;
+  /** Present when `usageAlerts` has rules. */
+  public readonly usageAlerts: ScheduledJob | undefined;
   public readonly keyDeletionAlarm: KeyDeletionAlarm;
   /** Bounces, complaints and rejects (SES transport in the stack's region): lib/constructs/mail-events.ts. */
   public readonly mailEvents: MailEvents | undefined;
@@ -192,6 +206,7 @@ export class PulseStack extends Stack {
       this.licenseSyncFailedRuns = this.addLicenseSyncFailedRuns(this.licenseSync);
     }
     if (config.licenses) this.licenseAlerts = this.addLicenseAlerts(config);
+    if ((config.usageAlerts?.rules ?? []).length > 0) this.usageAlerts = this.addUsageAlerts(config);
     this.warnOfChannelsFromEnv();
     // Every alarm of the stack (docs/alarms.md): admitted to the topic by ARN, shown on the dashboard.
     const alarmList = this.node.findAll().filter((c): c is Alarm => c instanceof Alarm);
@@ -207,6 +222,7 @@ export class PulseStack extends Stack {
       this.archive?.verify,
       this.licenseReport,
       this.licenseAlerts,
+      this.usageAlerts,
     ].filter((job) => job !== undefined);
     const dashboard = new PulseDashboard(this, 'Dashboard', {
       functions: [
@@ -406,10 +422,7 @@ export class PulseStack extends Stack {
         'templates/compiled/digest.html': 'templates/digest.html',
         'templates/compiled/digest-report.html': 'templates/digest-report.html',
         'templates/compiled/failure-notice.html': 'templates/failure-notice.html',
-        // The chart renderer's wasm and fonts ship beside the JS, not inlined into it (docs/aws.md "Digest charts").
-        ...Object.fromEntries(
-          Object.entries(CHART_ASSET_FILES).map(([name, from]) => [from, `${CHART_ASSETS}/${name}`]),
-        ),
+        ...CHART_ASSET_BUNDLE,
       },
     });
     this.reportingServiceSecret.grantRead(job.fn);
@@ -733,6 +746,34 @@ export class PulseStack extends Stack {
     this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.licenseAlerts);
     this.allowMail(job.fn, config);
     this.allowChannelSecrets(job.fn, 'license-alerts');
+    return job;
+  }
+
+  /**
+   * Usage alerts: hourly, so a rule's period is told within the hour its settle delay passes (each change once). Its
+   * ledger items and series states are its own (leading keys), and it reads no archive: no S3, no key.
+   */
+  private addUsageAlerts(config: PulseConfig): ScheduledJob {
+    const job = new ScheduledJob(this, 'UsageAlerts', {
+      job: 'usage-alerts',
+      notifyOn: 'newFailure',
+      ...usageAlertsTiming(),
+      alarmTopic: this.alarmTopic,
+      // A run is a handful of report calls; the margin is for the service's retries and a run that tells many.
+      timeout: Duration.minutes(10),
+      memorySize: FUNCTION_MEMORY_MB.usageAlerts,
+      ...this.withChartAssets(this.withTemplates(this.jobSetup('usage-alerts'))),
+      assets: {
+        'templates/compiled/usage-alert.html': 'templates/usage-alert.html',
+        // Each alert's evidence chart is drawn by the digest's renderer.
+        ...CHART_ASSET_BUNDLE,
+      },
+    });
+    this.reportingServiceSecret.grantRead(job.fn);
+    this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.usageAlerts);
+    this.allowState(job.fn, USAGE_ALERT_STATE_ACTIONS, STATE_KEYS.usageAlertStates);
+    this.allowMail(job.fn, config);
+    this.allowChannelSecrets(job.fn, 'usage-alerts');
     return job;
   }
 }

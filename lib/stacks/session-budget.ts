@@ -2,8 +2,9 @@
  * The session budget: how the Reporting Service sessions that all deployed functions may hold at once
  * (`service.sessionBudget`, 3 or 4; the service allows 5 per user, so a person can still sign in) are shared out.
  *
- * - The scheduled functions (digest at :05, license alerts at :10, license report at :15, archive plan at 02:20) are
- *   staggered, each holds one session for its run and signs out when the run ends: together they get 1.
+ * - The scheduled functions (digest at :05, license alerts at :10, license report at :15, usage alerts at :40, archive
+ *   plan at 02:20) are staggered, each holds one session for its run and signs out when the run ends: together they
+ *   get 1. The usage alerts add no share: a run is a handful of report calls, at :40, after the others' windows.
  * - The archive copiers keep their session between invocations (one per warm container, src/app/warm-client.ts),
  *   so the copy queue's maxConcurrency is the number of copier sessions: the rest of the budget, budget − 1.
  *

@@ -14,6 +14,7 @@ import { handler as digest } from '../../functions/digest/handler.ts';
 import { handler as licenseAlerts } from '../../functions/license-alerts/handler.ts';
 import { handler as licenseReport } from '../../functions/license-report/handler.ts';
 import { handler as licenseSync } from '../../functions/license-sync/handler.ts';
+import { handler as usageAlerts } from '../../functions/usage-alerts/handler.ts';
 import { PLACEHOLDER_USER_NAME, secretJsonProvider } from '../../src/adapters/aws/secrets.ts';
 import { ConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { reportingClientFor } from '../../src/app/service-client.ts';
@@ -55,6 +56,19 @@ beforeAll(async () => {
       },
     ],
     licenses: { owner: { address: 'ops@example.com', timeZone: 'UTC' } },
+    usageAlerts: {
+      rules: [
+        {
+          id: 'active-drop',
+          productIds: [emu.products[0]!.productId],
+          metric: { kind: 'clients', status: 'active' },
+          period: { unit: 'day' },
+          condition: { kind: 'change', percent: 25 },
+          owner: 'owner@example.com',
+          recipients: [{ address: 'ops@example.com' }],
+        },
+      ],
+    },
   };
   configFile = await writeBundledConfig(rawConfig);
   Object.assign(process.env, {
@@ -125,6 +139,7 @@ describe('placeholder credentials in the stack secret', () => {
     ['digest', 'digest', () => digest(scheduled)],
     ['license-alerts', 'license-alerts', () => licenseAlerts(scheduled)],
     ['license-report', 'license-report', () => licenseReport(scheduled)],
+    ['usage-alerts', 'usage-alerts', () => usageAlerts(scheduled)],
     ['license-sync', 'licenses-sync', () => licenseSync(upload)],
     ['archive-plan', 'archive', () => archive(scheduled)],
     ['archive-copy', 'archive', () => archiveCopy(sqsBatch)],

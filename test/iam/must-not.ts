@@ -23,6 +23,7 @@ export const PULSE_FUNCTIONS = [
   'license-alerts',
   'license-report',
   'license-sync',
+  'usage-alerts',
   'mail-events',
   'secret-setup',
 ] as const;
@@ -34,6 +35,10 @@ const LEDGER_KEYS: Record<string, string[]> = {
   'license-report': [
     'license-report#2026-W48#ceo@example.com',
     'notice-unknown#license-report#2026-W48#ceo@example.com',
+  ],
+  'usage-alerts': [
+    'usage-alert#desktop-active-drop#12345678901#-#2026-11-26#firing#cpo@example.com',
+    'failure-seen#usage-alerts#0123456789abcdef0123456789abcdef',
   ],
   archive: [
     'archive-run#2026-11-27T02:20:00Z',
@@ -49,8 +54,12 @@ const LEDGER_KEYS: Record<string, string[]> = {
 const READS_LEDGER_OF: Record<string, string[]> = {
   'archive-plan': ['archive'],
   'archive-copy': ['archive'],
-  'mail-events': ['digest', 'license-alerts', 'license-report'],
+  'mail-events': ['digest', 'license-alerts', 'license-report', 'usage-alerts'],
 };
+/** A usage alert series' state: the usage alerts' alone, even the mail events may not read it (no delivery). */
+const USAGE_ALERT_STATE = 'usage-alert-state#desktop-active-drop#12345678901#-';
+/** The senders (PULSE_JOB) of email to the config's recipients. */
+const SENDERS = ['digest', 'license-alerts', 'license-report', 'usage-alerts'];
 
 export interface MustNotContext {
   iam: DeployedIam;
@@ -149,6 +158,32 @@ export function mustNotRows({ iam, prefix, mailFrom }: MustNotContext): MustNotR
               `${owner}’s ledger items are not ${fn}’s to read`,
             );
 
+  // The usage alerts' series states: read and overwritten by that job alone, never updated or deleted.
+  if (tableArn) {
+    for (const fn of functions.filter((f) => f !== 'usage-alerts'))
+      for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem'])
+        add(
+          [fn],
+          { action, resource: tableArn, context: { 'dynamodb:LeadingKeys': [USAGE_ALERT_STATE] } },
+          `the usage alerts’ series states are not ${fn}’s`,
+        );
+    for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
+      add(
+        ['usage-alerts'].filter((f) => functions.includes(f)),
+        { action, resource: tableArn, context: { 'dynamodb:LeadingKeys': [USAGE_ALERT_STATE] } },
+        'a series state is read and overwritten whole (a conditional put), never updated or deleted',
+      );
+  }
+
+  // The usage alerts read no archive: no object, no listing.
+  const usage = ['usage-alerts'].filter((f) => functions.includes(f));
+  add(
+    usage,
+    { action: 's3:GetObject', resource: object('digests/exec-weekly/2026-W48/index.html') },
+    'the usage alerts keep nothing in the archive',
+  );
+  add(usage, { action: 's3:ListBucket', resource: bucket.arn }, 'the usage alerts keep nothing in the archive');
+
   // A bounce is recorded on its delivery; a delivery is never made or unmade by the mail events. The suppression
   // list is the mail events' to add to: a sender only reads it.
   if (tableArn && functions.includes('mail-events'))
@@ -162,7 +197,7 @@ export function mustNotRows({ iam, prefix, mailFrom }: MustNotContext): MustNotR
   if (tableArn)
     for (const action of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'])
       add(
-        ['digest', 'license-alerts', 'license-report'].filter((f) => functions.includes(f)),
+        SENDERS.filter((f) => functions.includes(f)),
         { action, resource: tableArn, context: { 'dynamodb:LeadingKeys': ['mail-suppressed'] } },
         'a sender reads the suppression list; only the mail events add to it, only an operator clears it',
       );
@@ -197,7 +232,7 @@ export function mustNotRows({ iam, prefix, mailFrom }: MustNotContext): MustNotR
 
   // Mail: from the configured sender only.
   const domain = mailFrom.slice(mailFrom.lastIndexOf('@') + 1);
-  const senders = ['digest', 'license-alerts', 'license-report'];
+  const senders = SENDERS.filter((f) => functions.includes(f));
   for (const [resource, from] of [
     [identity(domain), `ceo@${domain}`],
     [identity(`ceo@${domain}`), `ceo@${domain}`],

@@ -53,9 +53,12 @@ function channelSecretsOf(template: Template, job: string): string[] {
 
 describe('which channels each function posts to', () => {
   const config = channelsConfig();
-  it.each(CHANNEL_POSTERS)('%s: its sections’ channels and the notice channels (the archive’s: its own only)', (fn) => {
-    expect(channelIdsPostedBy(config, fn).sort()).toEqual([...POSTS_TO[fn]!].sort());
-  });
+  it.each(CHANNEL_POSTERS)(
+    '%s: its sections’ channels and the notice channels (archive, usage alerts: their own only)',
+    (fn) => {
+      expect(channelIdsPostedBy(config, fn).sort()).toEqual([...POSTS_TO[fn]!].sort());
+    },
+  );
 
   it('each Secrets Manager secret once, the environment’s none', () => {
     const shared = config.channels.filter((c) => c.id === 'shared-slack' || c.id === 'desk-local');
@@ -146,6 +149,15 @@ describe('the stack with channels', () => {
       expect(part.notices).toEqual({ channels: ['ops-notices'] });
     },
   );
+  it('the usage alerts carry the channels and their rules’ channels, no notice channel, and load', () => {
+    const part = JSON.parse(stack.usageAlerts!.bundledConfig!);
+    expect(part.channels.map((c: { id: string }) => c.id)).toEqual(Object.keys(CHANNEL_SECRETS));
+    expect(part.notices).toBeUndefined();
+    expect(parseConfig(part, 'usage alerts').usageAlerts?.rules.flatMap((r) => r.channels)).toEqual([
+      'usage-teams',
+      'shared-slack',
+    ]);
+  });
   it('the archive steps carry the channels and archive.channels; the chain check and the sync carry neither, and load', () => {
     for (const step of [stack.archive?.plan, stack.archive?.copier]) {
       const part = JSON.parse(step!.bundledConfig!);

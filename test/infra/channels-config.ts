@@ -22,6 +22,7 @@ export const CHANNEL_SECRETS = {
   'ops-notices': { source: 'secretsManager', secretId: 'pulse/channels/ops-notices' },
   'desk-local': { source: 'env' },
   'archive-hook': { source: 'secretsManager', secretId: 'pulse/channels/archive-hook' },
+  'usage-teams': { source: 'secretsManager', secretId: 'pulse/channels/usage-teams' },
   spare: { source: 'secretsManager', secretId: 'pulse/channels/spare' },
 } as const;
 export type ChannelId = keyof typeof CHANNEL_SECRETS;
@@ -35,13 +36,15 @@ const KINDS: Record<ChannelId, 'slack' | 'teams' | 'webhook'> = {
   'ops-notices': 'webhook',
   'desk-local': 'slack',
   'archive-hook': 'webhook',
+  'usage-teams': 'teams',
   spare: 'teams',
 };
 
 /**
  * The channels each function posts to (docs/iam.md "Channel secrets"): the digest its digests' channels, the license
  * alerts the routes', the license report the report's, every one of them and the mail events the notice channels;
- * the archive's two steps (either may finish a run) its run events' channels and no notice channel.
+ * the archive's two steps (either may finish a run) its run events' channels and no notice channel; the usage alerts
+ * their rules' channels and no notice channel (they send no notice).
  */
 export const POSTS_TO: Record<string, readonly ChannelId[]> = {
   digest: ['exec-slack', 'board-teams', 'shared-slack', 'ops-notices'],
@@ -50,6 +53,7 @@ export const POSTS_TO: Record<string, readonly ChannelId[]> = {
   'mail-events': ['ops-notices'],
   'archive-plan': ['archive-hook', 'shared-slack'],
   'archive-copy': ['archive-hook', 'shared-slack'],
+  'usage-alerts': ['usage-teams', 'shared-slack'],
 };
 
 /** The Secrets Manager ids of the channels `fn` posts to (none for an env-sourced channel). */
@@ -59,7 +63,10 @@ export const secretIdsPostedBy = (fn: string): string[] =>
     return secret.source === 'secretsManager' ? [secret.secretId] : [];
   });
 
-/** The example production config with the channels above: two digests, both license routes, the report, notices, the archive. */
+/**
+ * The example production config with the channels above: two digests, both license routes, the report, notices, the
+ * archive, a usage rule.
+ */
 export function channelsConfig(): PulseConfig {
   const base = productionConfig();
   const [exec] = base.digests;
@@ -86,6 +93,12 @@ export function channelsConfig(): PulseConfig {
       })),
       notices: { channels: ['ops-notices'] },
       archive: { ...base.archive!, channels: ['archive-hook', 'shared-slack'] },
+      usageAlerts: {
+        rules: [
+          base.usageAlerts!.rules[0]!,
+          { ...base.usageAlerts!.rules[1]!, recipients: [], channels: ['usage-teams', 'shared-slack'] },
+        ],
+      },
     },
     `${PRODUCTION_EXAMPLE} with channels`,
   );

@@ -45,6 +45,7 @@ const bundledConfigOf: Record<PulseFunctionName, () => string | undefined> = {
   'license-alerts': () => stack.licenseAlerts?.bundledConfig,
   'license-report': () => stack.licenseReport?.bundledConfig,
   'license-sync': () => stack.licenseSync?.bundledConfig,
+  'usage-alerts': () => stack.usageAlerts?.bundledConfig,
   'mail-events': () => stack.mailEvents?.worker.bundledConfig,
 };
 const jobs = Object.keys(FUNCTION_CONFIG_SECTIONS) as PulseFunctionName[];
@@ -90,5 +91,14 @@ describe('config delivery', () => {
       expect(bundledConfigOf[job]()).toContain('license-ops@');
       expect(bundledConfigOf[job]()).not.toContain('recipient-');
     }
+  });
+
+  it("gives the usage alerts their rules' recipients and no other job's; no other function the rules", () => {
+    const part = bundledConfigOf['usage-alerts']()!;
+    expect(part).toContain('analytics-owner@');
+    expect(part).not.toMatch(/recipient-|license-ops@|growth@|subscriptions@/);
+    expect(JSON.parse(part).archive).toBeUndefined();
+    for (const job of jobs.filter((j) => j !== 'usage-alerts'))
+      expect(Object.keys(JSON.parse(bundledConfigOf[job]()!)), job).not.toContain('usageAlerts');
   });
 });

@@ -11,9 +11,11 @@ import { ScheduledJob } from '../../lib/constructs/scheduled-job.ts';
 import { archivePlanTiming, sharedZone } from '../../lib/stacks/job-schedules.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
-import { synthPulse } from './synth-pulse.ts';
+import { productionConfig, synthPulse } from './synth-pulse.ts';
 
-const config = loadConfig(new URL('../../examples/pulse.config.json', import.meta.url).pathname);
+const example = loadConfig(new URL('../../examples/pulse.config.json', import.meta.url).pathname);
+// With usage rules (the production example's, on the same products) when the example has none: every scheduled job.
+const config: PulseConfig = { ...example, usageAlerts: example.usageAlerts ?? productionConfig().usageAlerts };
 const { template, findings, stack } = synthPulse({ props: { config } });
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON.
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -48,6 +50,15 @@ const SCHEDULED = [
     cron: 'cron(15 * * * ? *)',
     zone: 'Europe/Berlin',
     window: 15,
+    maxAge: 3600,
+    retries: 1,
+    heartbeat: 3,
+  },
+  {
+    job: 'usage-alerts',
+    cron: 'cron(40 * * * ? *)',
+    zone: 'Etc/UTC',
+    window: 10,
     maxAge: 3600,
     retries: 1,
     heartbeat: 3,
@@ -198,7 +209,7 @@ describe('scheduled jobs on EventBridge Scheduler', () => {
 describe('duration and queue age alarms', () => {
   it('alarms per function when its slowest run of the hour took at least 90 % of its timeout', () => {
     const fns = byType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.PULSE_JOB);
-    expect(fns.length).toBe(8); // with archive-verify and the deploy-time secret setup
+    expect(fns.length).toBe(9); // with archive-verify, the usage alerts and the deploy-time secret setup
     for (const [id, fn] of fns)
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/Lambda',

@@ -12,18 +12,26 @@ import {
   UnnarrowableKeyTemplateError,
 } from '../../lib/stacks/grants.ts';
 import { RUNS_PK } from '../../src/adapters/aws/dynamodb-archive-runs.ts';
+import { USAGE_ALERT_STATE_PREFIX } from '../../src/adapters/aws/dynamodb-usage-alert-states.ts';
+import { failureSeenKey } from '../../src/app/new-failures.ts';
 import { coverageKey } from '../../src/archive/coverage.ts';
 import { manifestKey } from '../../src/archive/manifest.ts';
 import { planKey } from '../../src/archive/plan-store.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
 import { channelAddress } from '../../src/core/channels/channel-targets.ts';
-import { archiveEventLedgerKey, digestLedgerKey, licenseAlertLedgerKey } from '../../src/core/delivery/ledger-keys.ts';
+import {
+  archiveEventLedgerKey,
+  digestLedgerKey,
+  licenseAlertLedgerKey,
+  usageAlertLedgerKey,
+} from '../../src/core/delivery/ledger-keys.ts';
 import { unknownNoticeKey } from '../../src/core/delivery/unknown-delivery-notice.ts';
 import { digestArchivePrefix } from '../../src/digest/archive-digest.ts';
 import { reportArchivePrefix } from '../../src/licenses/report/archive-report.ts';
 import { snapshotKey } from '../../src/licenses/report/registry-snapshot.ts';
 import { licenseReportLedgerKey } from '../../src/licenses/report/run-license-report.ts';
 import { INCOMING } from '../../src/licenses/sync/sync-upload.ts';
+import { seriesKey } from '../../src/usage-alerts/series.ts';
 import { channelsConfig } from './channels-config.ts';
 import { productionConfig, synthPulse } from './synth-pulse.ts';
 
@@ -41,7 +49,7 @@ function statementsOf(template: Template, job: string): Statement[] {
 }
 const withConfig = (change: (c: PulseConfig) => PulseConfig) =>
   synthPulse({ props: { config: change(productionConfig()) } });
-const MAILERS = ['digest', 'license-alerts', 'license-report'];
+const MAILERS = ['digest', 'license-alerts', 'license-report', 'usage-alerts'];
 const ALL = [...MAILERS, 'archive-plan', 'archive-copy', 'license-sync'];
 
 describe('archive prefix', () => {
@@ -252,6 +260,21 @@ describe('state table rights', () => {
     ];
     for (const [patterns, key] of cases) expect(matches(patterns, key), key).toBe(true);
     expect(matches(STATE_KEYS.licenseAlerts, digestKey)).toBe(false);
+  });
+
+  it('the usage alerts’ deliveries, failures and series states match their own patterns and no other job’s', () => {
+    const series = seriesKey({ ruleId: 'versions', productId: '12345678901', segment: '5.2 #beta' });
+    const own: [readonly string[], string][] = [
+      [STATE_KEYS.usageAlerts, usageAlertLedgerKey(series, '2026-11-26', 'firing', 'CPO@example.com')],
+      [STATE_KEYS.usageAlerts, usageAlertLedgerKey(series, '2026-11-23', 'resolved', channelAddress('ops-slack'))],
+      [STATE_KEYS.usageAlerts, failureSeenKey('usage-alerts', 'report calls failed: ServiceError: 503')],
+      [STATE_KEYS.usageAlertStates, `${USAGE_ALERT_STATE_PREFIX}${series}`],
+    ];
+    for (const [patterns, key] of own) {
+      expect(matches(patterns, key), key).toBe(true);
+      for (const [job, others] of Object.entries(STATE_KEYS))
+        if (others !== patterns) expect(matches(others, key), `${job}: ${key}`).toBe(false);
+    }
   });
 
   it('an archive run’s event key matches archive-event#* and no other job’s keys', () => {

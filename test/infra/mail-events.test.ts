@@ -68,7 +68,7 @@ describe('mail events (SES transport)', () => {
   });
 
   it('gives every mailing function the configuration set, and SES rights on it', () => {
-    for (const job of ['digest', 'license-alerts', 'license-report', 'mail-events']) {
+    for (const job of ['digest', 'license-alerts', 'license-report', 'usage-alerts', 'mail-events']) {
       expect(env(job).PULSE_SES_CONFIGURATION_SET, job).toEqual({ Ref: configurationSet });
       const ses = statementsOf(job).find((s) => JSON.stringify(s.Action).includes('ses:SendEmail'));
       expect(JSON.stringify(ses?.Resource), job).toContain(':configuration-set/');
@@ -83,7 +83,15 @@ describe('mail events (SES transport)', () => {
       [['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], ['notice-mail#*']],
       [
         ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-        ['digest#*', 'digest-held#*', 'digest-preview#*', 'license-alert#*', 'license-report#*', 'notice-unknown#*'],
+        [
+          'digest#*',
+          'digest-held#*',
+          'digest-preview#*',
+          'license-alert#*',
+          'license-report#*',
+          'usage-alert#*',
+          'notice-unknown#*',
+        ],
       ],
       // (Its read of the suppression list as a sender, before it claims a notice, is the first statement's.)
     ]);

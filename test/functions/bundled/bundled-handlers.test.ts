@@ -77,9 +77,11 @@ describe('the synthesized bundles', () => {
     for (const fn of ['digest', 'license-alerts', 'license-report', 'mail-events'] as const)
       expect(existsSync(join(pulse.functions[fn].assetDir, 'templates/failure-notice.html')), fn).toBe(true);
     expect(existsSync(join(pulse.functions.digest.assetDir, 'templates/digest-report.html'))).toBe(true);
-    // The chart renderer's wasm and fonts ship beside the digest's JS (docs/aws.md "Digest charts").
-    for (const name of Object.keys(CHART_ASSET_FILES))
-      expect(existsSync(join(pulse.functions.digest.assetDir, 'chart-assets', name)), name).toBe(true);
+    // The chart renderer's wasm and fonts ship beside the JS of the functions that draw (docs/aws.md "Digest charts").
+    for (const fn of ['digest', 'usage-alerts'] as const)
+      for (const name of Object.keys(CHART_ASSET_FILES))
+        expect(existsSync(join(pulse.functions[fn].assetDir, 'chart-assets', name)), `${fn} ${name}`).toBe(true);
+    expect(existsSync(join(pulse.functions['usage-alerts'].assetDir, 'templates/usage-alert.html'))).toBe(true);
     expect(Object.keys(pulse.functions).sort()).toEqual(
       [
         'archive-copy',
@@ -89,6 +91,7 @@ describe('the synthesized bundles', () => {
         'license-alerts',
         'license-report',
         'license-sync',
+        'usage-alerts',
         'mail-events',
         'secret-setup',
       ].sort(),
@@ -105,6 +108,7 @@ describe('placeholder credentials in the stack secret', () => {
     ['archive-plan', 'archive', scheduled],
     ['license-alerts', 'license-alerts', scheduled],
     ['license-report', 'license-report', scheduled],
+    ['usage-alerts', 'usage-alerts', scheduled],
     ['license-sync', 'licenses-sync', upload],
     ['archive-copy', 'archive', { Records: [{ messageId: 'm-1', body: '{}' }] }],
   ] as const)(
@@ -288,6 +292,43 @@ describe('license report', () => {
   }, 120_000);
 });
 
+// Before the mail events' bounce: that suppresses an address the usage rules mail too.
+describe('usage alerts', () => {
+  const stateOf = async (productId: string) => {
+    const db = dynamoDocumentClientFor({ endpoint: pulse.peers.dynamodbEndpoint });
+    try {
+      const key = { pk: `usage-alert-state#desktop-active-drop#${productId}#-`, sk: 'state' };
+      return (await db.send(new GetCommand({ TableName: pulse.peers.tableName, Key: key }))).Item;
+    } finally {
+      db.destroy();
+    }
+  };
+  it('a scheduled run tells the firing rule once, its charts inline; a rerun tells nothing', async () => {
+    const before = pulse.peers.sink.messages().length;
+    const first = await pulse.invoke('usage-alerts', [scheduled]);
+    const result = only(first) as { ok: boolean; counts: Record<string, number> };
+    expect(result, JSON.stringify(first.logs.filter((l) => l.level !== 'INFO'))).toMatchObject({
+      job: 'usage-alerts',
+      ok: true,
+    });
+    // The daily rule fires on each product (bundled-stack.ts): both in one email to its recipient, a chart each.
+    expect(result.counts.firing).toBeGreaterThanOrEqual(2);
+    const sent = pulse.peers.sink.messages().slice(before);
+    const cpo = sent.filter((m) => m.to.includes('cpo@example.com'));
+    expect(cpo).toHaveLength(1);
+    expect(cpo[0]!.attachments).toBeGreaterThanOrEqual(2);
+    expect(result.counts.emails).toBe(sent.length);
+    expect(jobMetric(first)).toEqual([{ job: 'usage-alerts', JobFailed: 0 }]);
+    for (const product of pulse.peers.emulator.products.slice(0, 2))
+      expect(await stateOf(product.productId)).toMatchObject({ firing: true });
+
+    const after = mailsTo().length;
+    const again = await pulse.invoke('usage-alerts', [scheduled]);
+    expect(only(again)).toMatchObject({ ok: true, counts: expect.objectContaining({ firing: 0, emails: 0 }) });
+    expect(mailsTo()).toHaveLength(after);
+  }, 120_000);
+});
+
 describe('license sync', () => {
   it('an S3 event for an uploaded CSV writes its result file; a rerun changes nothing', async () => {
     const product = pulse.peers.emulator.products[0]!.productId;
@@ -444,7 +485,7 @@ describe('IAM: every AWS call the handlers made is allowed by the synthesized st
         input: expect.objectContaining({ VersionId: expect.any(String) }),
       }),
     );
-    for (const fn of ['digest', 'license-alerts', 'license-report'])
+    for (const fn of ['digest', 'license-alerts', 'license-report', 'usage-alerts'])
       expect(
         by(fn).map((c) => `${c.service} ${c.command}`),
         fn,

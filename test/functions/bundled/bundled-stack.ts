@@ -51,6 +51,7 @@ export type FunctionName =
   | 'license-alerts'
   | 'license-report'
   | 'license-sync'
+  | 'usage-alerts'
   | 'mail-events'
   | 'secret-setup';
 
@@ -268,6 +269,14 @@ function localConfig(peers: LocalPeers, proxy: CountingProxy) {
     schedule: utcMonday,
   }));
   raw.licenses.report = { ...raw.licenses.report, schedule: utcMonday };
+  // The emulator's products; the daily rule fires whenever the test runs (any active client over the last complete
+  // days, judged at once), so a run tells it and its rerun has nothing new to tell. The weekly rule stays the
+  // example's: judged or not, as the emulator's history allows.
+  raw.usageAlerts.rules = raw.usageAlerts.rules.map((r: Record<string, unknown>, i: number) => ({
+    ...r,
+    productIds: products.map((p) => p.id),
+    ...(i === 0 ? { condition: { kind: 'threshold', above: 0 }, minVolume: 0, settleHours: 0 } : {}),
+  }));
   return parseConfig(raw, PRODUCTION_EXAMPLE);
 }
 

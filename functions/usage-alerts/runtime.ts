@@ -1,0 +1,46 @@
+/**
+ * The usage alerts' runtime (functions/usage-alerts): the service, mail, the ledger, the suppression list, the
+ * channels and the series states (DynamoDB); no archive, so no S3 client in the bundle (the digest's
+ * src/app/lambda/job-ports.ts would load one).
+ */
+
+import { configFromBundle } from '../../src/app/bundled-config.ts';
+import { channelPortsFor } from '../../src/app/channels.ts';
+import {
+  type BasePorts,
+  basePorts,
+  type Env,
+  type LambdaContext,
+  perContainer,
+  withInvocation,
+} from '../../src/app/lambda/base.ts';
+import { ledgerFor, suppressionsFor, usageAlertStatesFor } from '../../src/app/lambda/state-table.ts';
+import { mailerFor } from '../../src/app/mailer.ts';
+import type { PulseConfig } from '../../src/config/schema.ts';
+import type { JobPorts } from '../../src/ports/job-ports.ts';
+import type { UsageAlertStates } from '../../src/ports/usage-alert-states.ts';
+
+export type UsageAlertLambdaPorts = Omit<JobPorts, 'archive'> & BasePorts & { usageAlertStates: UsageAlertStates };
+
+export function usageAlertPorts(config: PulseConfig, env: Env): UsageAlertLambdaPorts {
+  const kept = perContainer(config, env, 'usage-alerts', () => {
+    const base = basePorts(config, env);
+    return {
+      ...base,
+      mailer: mailerFor(config.mail.transport, base.secrets),
+      suppressions: suppressionsFor(config, env),
+      channels: channelPortsFor(base.secrets, env),
+      usageAlertStates: usageAlertStatesFor(config, env),
+    };
+  });
+  // Per invocation: the run signs in and out, and its claims are its own (state-table.ts).
+  return { ...kept, client: kept.newClient(), ledger: ledgerFor(config, env) };
+}
+
+/** The invocation's config and ports. */
+export function usageAlertsRuntime(env: Env, context?: LambdaContext) {
+  const config = configFromBundle(env);
+  return { config, ports: withInvocation(usageAlertPorts(config, env), context) };
+}
+
+export type { LambdaContext } from '../../src/app/lambda/base.ts';
