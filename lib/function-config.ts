@@ -28,9 +28,9 @@ export const FUNCTION_CONFIG_SECTIONS = {
   'usage-alerts': ['service', 'products', 'mail', 'usageAlerts', 'channels'],
   // The sync reads the archive's prefix and the products; it sends nothing, so no license recipients.
   'license-sync': ['service', 'products', 'mail', 'archive'],
-  // The owners of what bounced (digests[].owner, licenses.owner) and the names its notices give each delivery;
+  // The owners of what bounced (digests[].owner, licenses.owner, usageAlerts.rules[].owner) and the names its notices give each delivery;
   // service and products only because the schema requires them (it calls no service).
-  'mail-events': ['service', 'products', 'mail', 'digests', 'licenses', 'channels', 'notices'],
+  'mail-events': ['service', 'products', 'mail', 'digests', 'licenses', 'usageAlerts', 'channels', 'notices'],
 } as const satisfies Record<string, readonly Section[]>;
 
 export type PulseFunctionName = keyof typeof FUNCTION_CONFIG_SECTIONS;

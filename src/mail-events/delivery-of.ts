@@ -1,6 +1,6 @@
 /**
  * What a delivery's ledger key says about it, for the owner's notice of a bounce, complaint or reject: whose email
- * it was (the digest's owner, or `licenses.owner`) and how it is named (delivery-label.ts), from the key formats of
+ * it was (the digest's owner, `licenses.owner`, or a usage rule's owner) and how it is named (delivery-label.ts), from the key formats of
  * each sender. An owner's notice is never noticed about (a bounce of one would otherwise send another, and so on),
  * nor is a preview copy (`--preview --send-to`: the person who sent it is watching).
  */
@@ -10,6 +10,7 @@ import {
   digestLabel,
   licenseAlertsLabel,
   licenseReportLabel,
+  usageAlertsLabel,
 } from '../core/delivery/delivery-label.ts';
 import {
   HELD_NOTICE_PREFIX,
@@ -17,6 +18,7 @@ import {
   PREVIEW_DELIVERY_PREFIX,
   parseDigestLedgerKey,
   parseLicenseReportLedgerKey,
+  parseUsageAlertLedgerKey,
 } from '../core/delivery/ledger-keys.ts';
 import { unknownNoticeKey } from '../core/delivery/unknown-delivery-notice.ts';
 
@@ -50,6 +52,12 @@ export function deliveryOf(config: PulseConfig, key: string, sentAt: string): De
     if (!reportKey) return { kind: 'delivery', label: licenseAlertsLabel(licenses, sentAt.slice(0, 10)) };
     const title = licenses.report?.title ?? 'License registry report';
     return { kind: 'delivery', label: licenseReportLabel(licenses, title, reportKey.isoWeek) };
+  }
+  const usageKey = parseUsageAlertLedgerKey(key);
+  if (usageKey) {
+    const rule = config.usageAlerts?.rules.find((r) => r.id === usageKey.ruleId);
+    if (!rule) return { kind: 'unknown', why: `usage alert rule ${usageKey.ruleId} is not in the config` };
+    return { kind: 'delivery', label: usageAlertsLabel(rule, usageKey.period) };
   }
   return { kind: 'unknown', why: 'no Pulse sender writes such a key' };
 }

@@ -49,3 +49,14 @@ export function licenseReportLabel(licenses: LicensesConfig, title: string, isoW
     headers: { 'X-Pulse-License-Report-Notice': isoWeek },
   };
 }
+
+/** A usage alerts email (its first change's rule names the owner), by the period that change was about. */
+export function usageAlertsLabel(rule: { id: string; owner: string }, period: string): DeliveryLabel {
+  return {
+    owner: rule.owner,
+    what: `the usage alerts email of rule ${rule.id} for ${period}`,
+    subjectLabel: `usage alerts of ${rule.id}, ${period}`,
+    heading: `Usage alerts · ${rule.id} · ${period}`,
+    headers: { 'X-Pulse-Usage-Alerts-Notice': rule.id },
+  };
+}

@@ -79,3 +79,9 @@ export const archiveEventLedgerKey = (runId: string, channelAddress: string): st
 export const USAGE_ALERT_PREFIX = 'usage-alert#';
 export const usageAlertLedgerKey = (series: string, period: string, state: string, recipient: string): string =>
   `${USAGE_ALERT_PREFIX}${series}#${period}#${state}#${recipient.toLowerCase()}`;
+
+/** The rule and period of a usageAlertLedgerKey (the mail events name a delivery by its key); undefined for others. */
+export function parseUsageAlertLedgerKey(key: string): { ruleId: string; period: string } | undefined {
+  const m = /^usage-alert#([a-z0-9][a-z0-9-]*)#[^#]+#[^#]+#(\d{4}-\d{2}-\d{2})#/.exec(key);
+  return m ? { ruleId: m[1]!, period: m[2]! } : undefined;
+}
