@@ -44,6 +44,7 @@ beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'pulse-cli-kill-'));
   config = await writeExampleConfig(tmp, 'config.json', (c) => {
     c.products = [{ id: PRODUCT }];
+    delete c.usageAlerts; // its rules name the example's products
     // The digest at the end: on this product, and in UTC so its week has ended whatever the hour.
     for (const d of c.digests) {
       d.productIds = [PRODUCT];

@@ -165,6 +165,7 @@ describe('compiled templates on disk', () => {
       'failure-notice.html',
       'license-alert.html',
       'license-report.html',
+      'usage-alert.html',
     ]);
     expect(templatesDir()).toBe(COMPILED_DIR);
   });
