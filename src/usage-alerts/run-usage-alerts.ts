@@ -82,7 +82,8 @@ export async function judgeUsageAlerts(
   const rules = selectedRules(config, opts.ruleIds, result);
   if (rules.length === 0) return { result, changes, states, windows };
   const now = ports.clock.now();
-  // What the calls must cover: the judged periods, their warm-up and their conditions' history.
+  // What the calls must cover per rule: from the first period a new series is judged (`since`) to the last judged
+  // (each condition's history before it is added by planUsageCalls).
   const fetched = new Map<string, { first: IsoDate; last: IsoDate }>();
   for (const rule of rules) {
     const unit = rule.period.unit;
@@ -128,7 +129,7 @@ export async function judgeUsageAlerts(
       // Periods a run already judged are not judged again: their changes were told (or are being).
       const first = start
         ? maxDate(shiftPeriod(start.lastJudged, rule.period.unit, 1), window.from)
-        : minDate(periodOf(opts.since ?? window.from, rule.period.unit), window.from);
+        : fetched.get(rule.id)!.first;
       const judged = replay(rule, series, first, window.to, start);
       changes.push(...judged.changes);
       if (judged.state) states.set(key, judged.state);
