@@ -4,7 +4,7 @@
  * product or segment, and their state changes (evaluate.ts). The same function runs `pulse usage-alerts`, its
  * backtest, `pulse start` and the scheduled function; what is told to whom is the delivery's business.
  */
-import { mapWithConcurrency, type ReportingClient } from '../client/index.ts';
+import type { ReportingClient } from '../client/index.ts';
 import type { PulseConfig } from '../config/schema.ts';
 import type { UsageAlertRule } from '../config/usage-alerts-schema.ts';
 import type { IsoDate } from '../core/calendar.ts';
@@ -13,8 +13,9 @@ import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { SeriesState, UsageAlertStates } from '../ports/usage-alert-states.ts';
 import { replay, type StateChange } from './evaluate.ts';
+import { type CallFailure, fetchAnswers } from './fetch-answers.ts';
 import { lastJudgeablePeriod, periodOf, shiftPeriod } from './periods.ts';
-import { planUsageCalls } from './plan-calls.ts';
+import { type CallPlan, planUsageCalls } from './plan-calls.ts';
 import { type Answers, seriesKey, seriesOf } from './series.ts';
 import { type TellPorts, tellChanges } from './tell-changes.ts';
 
@@ -62,6 +63,17 @@ export interface Judged {
   states: Map<string, SeriesState>;
   /** Per rule, the periods judged. */
   windows: Map<string, { from: IsoDate; to: IsoDate }>;
+  /** Rules (per product) that could not be judged this run, and why. */
+  problems: RuleProblem[];
+  /** The calls made and their answers, by call key: what every figure was computed from. */
+  plan: CallPlan;
+  answers: ReadonlyMap<string, unknown>;
+}
+
+/** A rule that could not be judged for one product: a call its figures come from failed. */
+export interface RuleProblem extends CallFailure {
+  ruleId: string;
+  productId: string;
 }
 
 export async function judgeUsageAlerts(
@@ -79,8 +91,10 @@ export async function judgeUsageAlerts(
   const changes: StateChange[] = [];
   const states = new Map<string, SeriesState>();
   const windows = new Map<string, { from: IsoDate; to: IsoDate }>();
+  const problems: RuleProblem[] = [];
+  const empty = { result, changes, states, windows, problems, plan: { calls: [], sources: [] }, answers: new Map() };
   const rules = selectedRules(config, opts.ruleIds, result);
-  if (rules.length === 0) return { result, changes, states, windows };
+  if (rules.length === 0) return empty;
   const now = ports.clock.now();
   // What the calls must cover per rule: from the first period a new series is judged (`since`) to the last judged
   // (each condition's history before it is added by planUsageCalls).
@@ -103,24 +117,29 @@ export async function judgeUsageAlerts(
   }
   result.counts.rules = windows.size;
   const plan = planUsageCalls(rules, fetched);
-  const answers = new Map<string, unknown>();
+  let answers: Map<string, unknown>;
+  let failed: Map<string, CallFailure>;
   try {
-    await ports.client.withSession(async (client) => {
-      await mapWithConcurrency(plan.calls, config.service.concurrency, async (call) => {
-        const answer = (await client.call(call.operationId, { productId: call.productId, body: call.request })) as {
-          result?: unknown;
-        };
-        answers.set(call.key, answer.result);
-        result.counts.calls++;
-      });
-    });
+    ({
+      answers,
+      failed,
+      calls: result.counts.calls,
+    } = await fetchAnswers(ports.client, plan.calls, config.service.concurrency));
   } catch (e) {
     result.ok = false;
     result.errors.push(`report calls failed: ${(e as Error).name}: ${(e as Error).message}`);
-    return { result, changes, states, windows };
+    return { ...empty, plan };
   }
   for (const source of plan.sources) {
     const rule = rules.find((r) => r.id === source.ruleId)!;
+    const failure = failed.get(source.call) ?? (source.totals !== undefined ? failed.get(source.totals) : undefined);
+    if (failure) {
+      // Its series keep their states: the periods are judged by a later run once the call answers.
+      problems.push({ ruleId: rule.id, productId: source.productId, ...failure });
+      result.ok = false;
+      result.errors.push(`rule ${rule.id}, product ${source.productId}: not judged: ${failure.reason}`);
+      continue;
+    }
     const window = windows.get(rule.id)!;
     for (const series of seriesOf(rule, source, answers as Answers)) {
       result.counts.series++;
@@ -136,8 +155,8 @@ export async function judgeUsageAlerts(
     }
   }
   for (const c of changes) result.counts[c.state === 'firing' ? 'firing' : 'resolved']++;
-  ports.logger.info('usage alerts judged', { ...result.counts });
-  return { result, changes, states, windows };
+  ports.logger.info('usage alerts judged', { ...result.counts, problems: problems.length });
+  return { result, changes, states, windows, problems, plan, answers };
 }
 
 function selectedRules(

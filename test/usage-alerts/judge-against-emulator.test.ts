@@ -94,6 +94,34 @@ describe('usage rules against the emulator', () => {
     expect(windows.get('active-change')).toEqual({ from: addDays(TEST_TODAY, -4), to: addDays(TEST_TODAY, -2) });
   });
 
+  it('a rule whose call the service refuses goes unjudged, named with why; the other rules are judged', async () => {
+    const withBadRule = parseConfig({
+      ...rawConfigFor(emu),
+      products: config.products.map((p) => ({ id: p.id })),
+      usageAlerts: {
+        rules: [
+          rule('active-change', { productIds: [config.products[0]!.id] }),
+          rule('no-such-property', {
+            productIds: [config.products[0]!.id],
+            segment: { property: 'noSuchProperty', limit: 3 },
+          }),
+        ],
+      },
+    });
+    const judged = await judgeUsageAlerts(withBadRule, portsAt(`${TEST_TODAY}T12:00:00.000Z`));
+    expect(judged.result.ok).toBe(false);
+    expect(judged.problems).toEqual([
+      expect.objectContaining({ ruleId: 'no-such-property', productId: config.products[0]!.id, lasting: true }),
+    ]);
+    expect(judged.problems[0]!.reason).toMatch(/^BadRequestError: dateRangeReport: .*noSuchProperty/);
+    expect(judged.result.errors).toEqual([
+      expect.stringMatching(/^rule no-such-property, product \S+: not judged: BadRequestError/),
+    ]);
+    // The good rule's series were judged from the one call that answered.
+    expect(judged.result.counts.calls).toBe(1);
+    expect([...judged.states.keys()]).toEqual([`active-change#${config.products[0]!.id}#-`]);
+  });
+
   it('a backtest over six weeks finds exactly what the live job tells, run every day of them', async () => {
     // The first live run (day -43) judges from 3 periods before its last judgeable one; so does the backtest.
     const firstRun = new Date(`${addDays(TEST_TODAY, -43)}T12:00:00.000Z`);
