@@ -1,6 +1,6 @@
 /**
- * The digest Lambda's bundle size (`node bench/bundle.ts`; prints readable lines on stderr, then one JSON line
- * last): functions/digest/handler.ts bundled in memory by the local esbuild with the options the CDK construct
+ * A Lambda's bundle size (`node bench/bundle.ts [functions/<fn>/handler.ts]`, the digest's by default; prints
+ * readable lines on stderr, then one JSON line last): the handler bundled in memory by the local esbuild with the options the CDK construct
  * gives it (bench/lambda-bundle.ts: ESM for Node 24, minified, external source map, the AWS SDK left to the
  * runtime, the same `require` banner). Target ≤ 600 KB (1 KB = 1024 bytes) for the minified JS; the source map is
  * a separate file and not counted. Also lists any mjml module that reached the bundle (bench/run.ts fails that row:
@@ -13,7 +13,7 @@ import { build, version } from 'esbuild';
 import { LAMBDA_BUILD_OPTIONS } from './lambda-bundle.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ENTRY = join(ROOT, 'functions/digest/handler.ts');
+const ENTRY = join(ROOT, process.argv[2] ?? 'functions/digest/handler.ts');
 const TARGET_KB = 600;
 const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
 
@@ -21,7 +21,7 @@ const result = await build({
   ...LAMBDA_BUILD_OPTIONS,
   entryPoints: [ENTRY],
   // Never written: `write: false` keeps the output in memory; esbuild still needs a path to name it.
-  outfile: join(tmpdir(), 'pulse-digest-bench', 'index.mjs'),
+  outfile: join(tmpdir(), 'pulse-bundle-bench', 'index.mjs'),
   write: false,
   metafile: true,
   logLevel: 'error',

@@ -145,7 +145,7 @@ export interface UsageAlertsResult {
   backtestTargetMs: number;
 }
 
-export function usageAlertRows(r: UsageAlertsResult): Row[] {
+export function usageAlertRows(r: UsageAlertsResult, bundle: BundleResult): Row[] {
   return [
     {
       metric: `usage alerts: report calls of a run, ${r.rules} rules over ${r.products} products`,
@@ -161,6 +161,17 @@ export function usageAlertRows(r: UsageAlertsResult): Row[] {
       unit: 'ms',
       target: r.backtestTargetMs,
       detail: `median of ${r.backtestRuns}; ${r.backtestChanges} state changes found over 365 days`,
+    },
+    {
+      metric: "usage-alerts Lambda bundle, minified (the digest's budget)",
+      value: bundle.sizeKb,
+      unit: 'KB',
+      target: bundle.targetKb,
+      ...(bundle.mjmlInputs.length > 0 ? { failure: `${bundle.mjmlInputs.length} mjml modules in the bundle` } : {}),
+      detail: `${bundle.bytes} B, ${bundle.inputs} inputs; largest packages: ${bundle.largestPackages
+        .slice(0, 3)
+        .map((p) => `${p.name} ${p.kb} KB`)
+        .join(', ')}`,
     },
   ];
 }

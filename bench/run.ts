@@ -110,6 +110,8 @@ log('charts: renderer init in fresh processes, each kind 50 renders…');
 const charts = runScript<ChartsResult>(script('charts'));
 log('digest Lambda bundle (esbuild, minified)…');
 const bundle = runScript<BundleResult>(script('bundle'));
+log('usage-alerts Lambda bundle (esbuild, minified)…');
+const usageAlertsBundle = runScript<BundleResult>(script('bundle'), ['functions/usage-alerts/handler.ts']);
 log('digest function as shipped: bundle, zip, module and renderer init…');
 const digestFunction = runScript<DigestFunctionResult>(script('digest-function'));
 log('digest email: HTML part of real 1-, 3- and 10-product digests…');
@@ -213,7 +215,7 @@ const rows: Row[] = [
   ...archiveRows(archiveCopy, clientExport),
   ...licenseSyncRows(licenseSync),
   ...channelRows(channels),
-  ...usageAlertRows(usageAlerts),
+  ...usageAlertRows(usageAlerts, usageAlertsBundle),
 ];
 
 const table = resultsTable(rows);
