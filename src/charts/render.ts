@@ -9,7 +9,7 @@ import { readChartAsset } from './assets.ts';
 import { chartFonts, FONT_FAMILY } from './fonts.ts';
 import type { ChartSpec, RenderedChart } from './spec.ts';
 import { CHART_PALETTE } from './spec.ts';
-import { layoutChart } from './svg.ts';
+import { type ChartLayout, layoutChart } from './svg.ts';
 import UPNG from './upng.ts';
 
 let ready: Promise<Uint8Array[]> | undefined;
@@ -45,7 +45,11 @@ async function load(): Promise<Uint8Array[]> {
 
 /** A chart spec → its PNG (and SVG); throws ChartSpecError for an invalid spec. */
 export async function renderChart(spec: ChartSpec): Promise<RenderedChart> {
-  const layout = layoutChart(spec);
+  return await renderLayout(layoutChart(spec));
+}
+
+/** A laid-out SVG (a digest chart, an alert's evidence chart) → its opaque PNG at `layout.scale`. */
+export async function renderLayout(layout: ChartLayout): Promise<RenderedChart> {
   const fontBuffers = await renderer();
   const resvg = new Resvg(layout.svg, {
     font: { fontBuffers, defaultFontFamily: FONT_FAMILY, loadSystemFonts: false },

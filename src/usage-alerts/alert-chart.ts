@@ -4,15 +4,29 @@
  * (the baseline's median, the period before) or the thresholds as dashed lines, and the judged period highlighted
  * with its value. Drawn by the digest's renderer (src/charts: the same font, palette and text cleaning; resvg-wasm,
  * initialised once per process by `initChartRenderer`; the PNG re-encoded by upng-js) at 2× for an email's 552 px.
- * The SVG is written here because the digest's chart kinds have no band; the image is opaque white like theirs.
+ * Laid out with the digest charts' layout and SVG writer (src/charts/svg-writer.ts) and rasterised by the same
+ * function; only the drawing is here, because the digest's chart kinds have no band.
  */
-import { Resvg } from '@resvg/resvg-wasm';
 import { scaleLinear } from 'd3-scale';
 import { line } from 'd3-shape';
-import { chartFonts, FONT_FAMILY, textWidth } from '../charts/fonts.ts';
-import { encodePng, initChartRenderer } from '../charts/render.ts';
+import { textWidth } from '../charts/fonts.ts';
+import { renderLayout } from '../charts/render.ts';
 import { CHART_PALETTE as C, type RenderedChart } from '../charts/spec.ts';
-import { cleanLabel, escapeXml, formatTick, formatValue, truncate } from '../charts/text.ts';
+import {
+  ASCENT,
+  DESCENT,
+  drawTitle,
+  LABEL_SIZE,
+  LINE_WIDTH,
+  MID_TO_BASELINE,
+  num,
+  PAD,
+  SvgWriter,
+  type TextOptions,
+  X_LABEL_BAND,
+  X_LABEL_BASELINE,
+} from '../charts/svg-writer.ts';
+import { cleanLabel, formatTick, formatValue, truncate } from '../charts/text.ts';
 
 export interface EvidenceChartSpec {
   title: string;
@@ -38,15 +52,6 @@ export const EVIDENCE_CHART_WIDTH = 552;
 export const EVIDENCE_CHART_HEIGHT = 220;
 const SCALE = 2;
 
-const PAD = 12;
-const TITLE_SIZE = 16;
-const LABEL_SIZE = 13;
-const ASCENT = 10;
-const DESCENT = 3;
-const MID_TO_BASELINE = 0.36 * LABEL_SIZE;
-const X_LABEL_BASELINE = 10;
-const X_LABEL_BAND = X_LABEL_BASELINE + ASCENT + 8;
-const LINE_WIDTH = 2.5;
 const DOT = 2.5;
 const JUDGED_DOT = 6;
 
@@ -60,46 +65,15 @@ const COLOURS = {
   column: '#eef1f5',
 } as const;
 const BAND_OPACITY = 0.16;
+const THRESHOLD_DASH = 'stroke-width="2" stroke-dasharray="6 4"';
+const REFERENCE_DASH = 'stroke-width="1.5" stroke-dasharray="4 3"';
 
-const num = (v: number) => String(Math.round(v * 100) / 100 || 0);
-
-class Svg {
-  readonly parts: string[] = [];
-  readonly width: number;
-  constructor(width: number, height: number) {
-    this.width = width;
-    this.parts.push(
-      `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}" font-size="${LABEL_SIZE}" fill="${C.text}">`,
-      `<rect width="${width}" height="${height}" fill="${C.background}"/>`,
-    );
-  }
-  snap = (v: number) => Math.round(v * SCALE) / SCALE;
-  rect(x: number, y: number, w: number, h: number, attrs: string) {
-    if (w <= 0 || h <= 0) return;
-    this.parts.push(`<rect x="${num(x)}" y="${num(y)}" width="${num(w)}" height="${num(h)}" ${attrs}/>`);
-  }
-  hline(x0: number, x1: number, y: number, attrs: string) {
-    this.parts.push(`<path d="M${num(x0)},${num(y)}H${num(x1)}" fill="none" ${attrs}/>`);
-  }
-  circle(cx: number, cy: number, r: number, attrs: string) {
-    this.parts.push(`<circle cx="${num(cx)}" cy="${num(cy)}" r="${num(r)}" ${attrs}/>`);
-  }
-  text(x: number, y: number, content: string, o: { anchor?: 'end' | 'middle'; bold?: boolean; size?: number } = {}) {
-    if (content === '') return;
-    const attrs = [
-      `x="${num(x)}"`,
-      `y="${num(y)}"`,
-      o.anchor ? `text-anchor="${o.anchor}"` : '',
-      o.size ? `font-size="${o.size}"` : '',
-      o.bold ? 'font-weight="bold"' : '',
-      `stroke="${C.background}" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`,
-    ].filter(Boolean);
-    this.parts.push(`<text ${attrs.join(' ')}>${escapeXml(content)}</text>`);
-  }
-  toString() {
-    return `${this.parts.join('\n')}\n</svg>\n`;
-  }
-}
+/** A rule across the plot (a band's edge, the reference), drawn as a stroke so it can be dashed. */
+const rule = (svg: SvgWriter, x0: number, x1: number, y: number, stroke: string) =>
+  svg.path(`M${num(x0)},${num(y)}H${num(x1)}`, `fill="none" ${stroke}`);
+/** Every label here may cross the line or the band: each gets the white outline. */
+const label = (svg: SvgWriter, x: number, y: number, text: string, o: TextOptions = {}) =>
+  svg.text(x, y, text, { ...o, halo: true });
 
 /** The chart's SVG: pure and deterministic. */
 export function evidenceChartSvg(spec: EvidenceChartSpec): string {
@@ -109,13 +83,12 @@ export function evidenceChartSvg(spec: EvidenceChartSpec): string {
   if (n === 0 || spec.categories.length !== n)
     throw new Error(`evidence chart: ${n} values, ${spec.categories.length} labels`);
   if (!spec.values.every(Number.isFinite)) throw new Error('evidence chart: values must be finite numbers');
-  const svg = new Svg(width, height);
-  const title = truncate(cleanLabel(spec.title), width - 2 * PAD, TITLE_SIZE, true);
-  svg.text(PAD, 22, title, { bold: true, size: TITLE_SIZE });
+  const svg = new SvgWriter(width, height, SCALE);
+  const titleBottom = drawTitle(svg, spec.title, width);
 
   const colour = spec.state === 'firing' ? COLOURS.firing : COLOURS.resolved;
   const expected = spec.expected;
-  const legendBottom = legend(svg, spec, colour, title === '' ? PAD : 36);
+  const legendBottom = legend(svg, spec, colour, titleBottom);
   const top = legendBottom + ASCENT;
   const bottom = height - X_LABEL_BAND;
 
@@ -145,14 +118,14 @@ export function evidenceChartSvg(spec: EvidenceChartSpec): string {
 
   // The judged period's column, under everything.
   const half = Math.min(pitch / 2, 18);
-  svg.rect(svg.snap(x(n - 1) - half), yTop, svg.snap(2 * half), yBottom - yTop, `fill="${COLOURS.column}"`);
+  svg.rect(svg.snap(x(n - 1) - half), yTop, svg.snap(2 * half), yBottom - yTop, COLOURS.column);
 
   ticks.forEach((t, i) => {
     const ty = svg.snap(y(t));
-    if (t !== 0) svg.rect(left, ty - 0.5, width - PAD - left, 1, `fill="${C.grid}"`);
-    svg.text(left - 8, ty + MID_TO_BASELINE, tickLabels[i]!, { anchor: 'end' });
+    if (t !== 0) svg.rect(left, ty - 0.5, width - PAD - left, 1, C.grid);
+    label(svg, left - 8, ty + MID_TO_BASELINE, tickLabels[i]!, { anchor: 'end' });
   });
-  if (lo <= 0 && y.domain()[1]! >= 0) svg.rect(left, svg.snap(y(0)) - 0.5, width - PAD - left, 1, `fill="${C.axis}"`);
+  if (lo <= 0 && y.domain()[1]! >= 0) svg.rect(left, svg.snap(y(0)) - 0.5, width - PAD - left, 1, C.axis);
 
   // The band over the periods it was judged against; an open side reaches the edge of the plot.
   if (expected) {
@@ -161,25 +134,14 @@ export function evidenceChartSvg(spec: EvidenceChartSpec): string {
     const x1 = spec.thresholds ? width - PAD : x(n - 1) + half;
     const bandTop = expected.high === null ? yTop : clampY(y(expected.high));
     const bandBottom = expected.low === null ? yBottom : clampY(y(expected.low));
-    svg.rect(
-      x0,
-      bandTop,
-      x1 - x0,
-      Math.max(bandBottom - bandTop, 1),
-      `fill="${COLOURS.band}" fill-opacity="${BAND_OPACITY}"`,
-    );
+    svg.rect(x0, bandTop, x1 - x0, Math.max(bandBottom - bandTop, 1), COLOURS.band, `fill-opacity="${BAND_OPACITY}"`);
     const edge = spec.thresholds
-      ? `stroke="${COLOURS.band}" stroke-width="2" stroke-dasharray="6 4"`
+      ? `stroke="${COLOURS.band}" ${THRESHOLD_DASH}`
       : `stroke="${COLOURS.band}" stroke-width="1" stroke-opacity="0.7"`;
-    if (expected.high !== null) svg.hline(x0, x1, clampY(y(expected.high)), edge);
-    if (expected.low !== null) svg.hline(x0, x1, clampY(y(expected.low)), edge);
+    if (expected.high !== null) rule(svg, x0, x1, clampY(y(expected.high)), edge);
+    if (expected.low !== null) rule(svg, x0, x1, clampY(y(expected.low)), edge);
     if (spec.reference)
-      svg.hline(
-        x0,
-        x1,
-        clampY(y(spec.reference.value)),
-        `stroke="${COLOURS.reference}" stroke-width="1.5" stroke-dasharray="4 3"`,
-      );
+      rule(svg, x0, x1, clampY(y(spec.reference.value)), `stroke="${COLOURS.reference}" ${REFERENCE_DASH}`);
   }
 
   const d = line<number>()
@@ -187,64 +149,70 @@ export function evidenceChartSvg(spec: EvidenceChartSpec): string {
     .y((v) => y(v))
     .digits(2)(spec.values);
   if (d && n > 1)
-    svg.parts.push(
-      `<path d="${d}" fill="none" stroke="${COLOURS.line}" stroke-width="${LINE_WIDTH}" stroke-linejoin="round" stroke-linecap="round"/>`,
+    svg.path(
+      d,
+      `fill="none" stroke="${COLOURS.line}" stroke-width="${LINE_WIDTH}" stroke-linejoin="round" stroke-linecap="round"`,
     );
   if (n <= 40)
     spec.values.slice(0, -1).forEach((v, i) => {
-      svg.circle(x(i), y(v), DOT, `fill="${COLOURS.line}"`);
+      svg.circle(x(i), y(v), DOT, COLOURS.line);
     });
-  svg.circle(x(n - 1), y(last), JUDGED_DOT, `fill="${colour}" stroke="${C.background}" stroke-width="2"`);
+  svg.circle(x(n - 1), y(last), JUDGED_DOT, colour, `stroke="${C.background}" stroke-width="2"`);
   const labelY = Math.min(yBottom, Math.max(yTop, y(last))) + MID_TO_BASELINE;
-  svg.text(x(n - 1) + JUDGED_DOT + 4, labelY, lastLabel, { bold: true });
+  label(svg, x(n - 1) + JUDGED_DOT + 4, labelY, lastLabel, { bold: true });
 
   xLabels(svg, spec.categories, x, right - left, height);
   return svg.toString();
 }
 
 /** One row (or two) of swatches: the expected range or threshold, the reference, the judged period. */
-function legend(svg: Svg, spec: EvidenceChartSpec, colour: string, top: number): number {
+function legend(svg: SvgWriter, spec: EvidenceChartSpec, colour: string, top: number): number {
   // The line needs no entry: the title names it (as the digest's one-series charts).
   const items: { label: string; draw: (x: number, mid: number) => void }[] = [];
   if (spec.expected) {
     items.push({
       label: 'Expected range',
-      draw: (x, mid) => svg.rect(x, mid - 6, 16, 12, `fill="${COLOURS.band}" fill-opacity="${BAND_OPACITY * 2}"`),
+      draw: (x, mid) => svg.rect(x, mid - 6, 16, 12, COLOURS.band, `fill-opacity="${BAND_OPACITY * 2}"`),
     });
     if (spec.thresholds)
       items.push({
         label: 'Threshold',
-        draw: (x, mid) => svg.hline(x, x + 16, mid, `stroke="${COLOURS.band}" stroke-width="2" stroke-dasharray="6 4"`),
+        draw: (x, mid) => rule(svg, x, x + 16, mid, `stroke="${COLOURS.band}" ${THRESHOLD_DASH}`),
       });
   }
   if (spec.expected && spec.reference)
     items.push({
       label: spec.reference.label,
-      draw: (x, mid) =>
-        svg.hline(x, x + 16, mid, `stroke="${COLOURS.reference}" stroke-width="1.5" stroke-dasharray="4 3"`),
+      draw: (x, mid) => rule(svg, x, x + 16, mid, `stroke="${COLOURS.reference}" ${REFERENCE_DASH}`),
     });
   items.push({
     label: spec.judgedLabel,
-    draw: (x, mid) => svg.circle(x + 8, mid, 5, `fill="${colour}"`),
+    draw: (x, mid) => svg.circle(x + 8, mid, 5, colour),
   });
   let x = PAD;
   let baseline = top + ASCENT;
   for (const item of items) {
-    const label = truncate(cleanLabel(item.label), svg.width - 2 * PAD - 22, LABEL_SIZE);
-    const w = 22 + textWidth(label, LABEL_SIZE);
+    const text = truncate(cleanLabel(item.label), svg.width - 2 * PAD - 22, LABEL_SIZE);
+    const w = 22 + textWidth(text, LABEL_SIZE);
     if (x > PAD && x + w > svg.width - PAD) {
       x = PAD;
       baseline += 18;
     }
     item.draw(x, baseline - MID_TO_BASELINE);
-    svg.text(x + 22, baseline, label);
+    label(svg, x + 22, baseline, text);
     x += w + 16;
   }
   return baseline + DESCENT + 6;
 }
 
 /** Period labels under the plot: every k-th counted back from the judged one, the smallest k at which none collide. */
-function xLabels(svg: Svg, categories: readonly string[], x: (i: number) => number, room: number, height: number) {
+function xLabels(
+  svg: SvgWriter,
+  categories: readonly string[],
+  x: (i: number) => number,
+  room: number,
+  height: number,
+) {
   const labels = categories.map((c) => truncate(cleanLabel(c), Math.min(100, room), LABEL_SIZE));
   const widest = Math.max(0, ...labels.map((l) => textWidth(l, LABEL_SIZE)));
   const n = labels.length;
@@ -254,38 +222,16 @@ function xLabels(svg: Svg, categories: readonly string[], x: (i: number) => numb
     const w = textWidth(labels[i]!, LABEL_SIZE);
     // Kept inside the image: the first and last may not centre on their point.
     const cx = Math.min(svg.width - 4 - w / 2, Math.max(4 + w / 2, x(i)));
-    svg.text(cx, height - X_LABEL_BASELINE, labels[i]!, { anchor: 'middle', bold: i === n - 1 });
+    label(svg, cx, height - X_LABEL_BASELINE, labels[i]!, { anchor: 'middle', bold: i === n - 1 });
   }
 }
 
 /** The chart as an opaque PNG at 2× (and its SVG), rendered like the digest's charts. */
-export async function renderEvidenceChart(spec: EvidenceChartSpec): Promise<RenderedChart> {
-  const svg = evidenceChartSvg(spec);
-  await initChartRenderer();
-  const fonts = chartFonts();
-  const resvg = new Resvg(svg, {
-    font: {
-      fontBuffers: [fonts.regular.bytes, fonts.bold.bytes],
-      defaultFontFamily: FONT_FAMILY,
-      loadSystemFonts: false,
-    },
-    fitTo: { mode: 'zoom', value: SCALE },
-    background: C.background,
+export function renderEvidenceChart(spec: EvidenceChartSpec): Promise<RenderedChart> {
+  return renderLayout({
+    svg: evidenceChartSvg(spec),
+    width: EVIDENCE_CHART_WIDTH,
+    height: EVIDENCE_CHART_HEIGHT,
+    scale: SCALE,
   });
-  try {
-    const image = resvg.render();
-    try {
-      const { pixels, width, height } = image;
-      return {
-        png: encodePng(pixels, width, height),
-        width: EVIDENCE_CHART_WIDTH,
-        height: EVIDENCE_CHART_HEIGHT,
-        svg,
-      };
-    } finally {
-      image.free();
-    }
-  } finally {
-    resvg.free();
-  }
 }
