@@ -18,6 +18,7 @@ import { lastJudgeablePeriod, periodOf, shiftPeriod } from './periods.ts';
 import { type CallPlan, planUsageCalls } from './plan-calls.ts';
 import { type Answers, seriesKey, seriesOf } from './series.ts';
 import { type TellOptions, type TellPorts, TOLD_COUNTS, tellChanges } from './tell-changes.ts';
+import { tellRuleProblems } from './tell-rule-problems.ts';
 
 /** The live run tells the changes of this many last complete periods: a run missed (or failed) is made up for. */
 export const TELL_PERIODS = 3;
@@ -193,8 +194,9 @@ export type UsageAlertRunCounts = UsageAlertCounts & {
 };
 
 /**
- * The live run: judges each series from its stored state, tells the changes (tell-changes.ts), then writes the
- * states of the series whose changes reached everyone (or may have: unknown is never told again on its own).
+ * The live run: judges each series from its stored state, tells the changes (tell-changes.ts) and the owners of
+ * rules the service refuses (tell-rule-problems.ts), then writes the states of the series whose changes reached
+ * everyone (or may have: unknown is never told again on its own).
  */
 export async function runUsageAlerts(
   config: PulseConfig,
@@ -217,9 +219,11 @@ export async function runUsageAlerts(
   }
   const told = await tellChanges(config, ports, judged.changes, opts);
   for (const name of TOLD_COUNTS) result.counts[name] = told[name];
-  if (told.errors.length > 0) {
+  const owners = await tellRuleProblems(config, ports, judged.problems);
+  result.outputs.push(...owners.told);
+  if (told.errors.length + owners.errors.length > 0) {
     result.ok = false;
-    result.errors.push(...told.errors);
+    result.errors.push(...told.errors, ...owners.errors);
   }
   for (const [key, state] of judged.states) {
     if (told.untold.has(key)) continue;
