@@ -151,7 +151,9 @@ async function tellTarget(
   if (claimed.length === 0) return;
   const items = claimed.map((c) => c.item);
   const keys = claimed.map((c) => c.key);
-  const settle = resend ? { resendUnknown: true } : {};
+  const again = claimed.filter((c) => c.kept);
+  // The message's keys are settled together: its record says it was sent again after an unknown delivery.
+  const settle = again.length > 0 ? { resendUnknown: true } : {};
   const delivery = target.channel
     ? await settleSend(ports, keys, postOf(ports, target.channel, items, keys[0]!, now), {
         receiver: channelLabel(target.channel),
@@ -163,7 +165,6 @@ async function tellTarget(
         { ...(await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now })), delivery: keys[0]! },
         settle,
       );
-  const again = claimed.filter((c) => c.kept);
   if (delivery.outcome === 'sent') {
     told[target.channel ? 'posts' : 'emails']++;
     told.resent += again.length;
