@@ -18,9 +18,12 @@ import { ledgerFor, suppressionsFor, usageAlertStatesFor } from '../../src/app/l
 import { mailerFor } from '../../src/app/mailer.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
 import type { JobPorts } from '../../src/ports/job-ports.ts';
-import type { UsageAlertStates } from '../../src/ports/usage-alert-states.ts';
+import type { UnknownUsageAlerts, UsageAlertStates } from '../../src/ports/usage-alert-states.ts';
 
-export type UsageAlertLambdaPorts = Omit<JobPorts, 'archive'> & BasePorts & { usageAlertStates: UsageAlertStates };
+export type UsageAlertLambdaPorts = Omit<JobPorts, 'archive'> &
+  BasePorts & {
+    usageAlertStates: UsageAlertStates & UnknownUsageAlerts;
+  };
 
 export function usageAlertPorts(config: PulseConfig, env: Env): UsageAlertLambdaPorts {
   const kept = perContainer(config, env, 'usage-alerts', () => {

@@ -31,8 +31,12 @@ export const STATE_KEYS = {
   digest: ['digest#*', 'digest-held#*', 'notice-unknown#digest#*', 'failure-seen#digest#*'],
   licenseAlerts: ['license-alert#*', 'notice-unknown#license-alerts#*', 'failure-seen#license-alerts#*'],
   licenseReport: ['license-report#*', 'notice-unknown#license-report#*', 'failure-seen#license-report#*'],
-  /** Its deliveries and reported failures: it sends no notice of an unknown delivery (src/usage-alerts/tell-changes.ts). */
-  usageAlerts: ['usage-alert#*', 'failure-seen#usage-alerts#*'],
+  /**
+   * Its deliveries, its notices to a rule's owner that the rule cannot be judged (`usage-alert-problem#`,
+   * src/usage-alerts/tell-rule-problems.ts) and its reported failures; it sends no notice of an unknown delivery
+   * (src/usage-alerts/tell-changes.ts: the run's alarm is the notice).
+   */
+  usageAlerts: ['usage-alert#*', 'usage-alert-problem#*', 'failure-seen#usage-alerts#*'],
   /** Its series states (USAGE_ALERT_STATE_ACTIONS): `usage-alert#*` does not reach them (no `#` after `usage-alert`). */
   usageAlertStates: ['usage-alert-state#*'],
   archiveRuns: ['archive-runs', 'archive-run#*'],
@@ -60,6 +64,7 @@ export const MAIL_EVENTS_STATE = [
       'license-alert#*',
       'license-report#*',
       'usage-alert#*',
+      'usage-alert-problem#*',
       'notice-unknown#*',
     ],
   },

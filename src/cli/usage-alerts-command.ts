@@ -14,6 +14,7 @@ import {
   requireKnown,
   runJob,
 } from './job-command.ts';
+import { unknownDeliveriesOption } from './unknown-deliveries-option.ts';
 
 export const USAGE_ALERTS_HELP = `Usage: pulse usage-alerts [options]
        pulse usage-alerts backtest --rule ID --from YYYY-MM-DD [--to YYYY-MM-DD] [options]
@@ -21,8 +22,13 @@ export const USAGE_ALERTS_HELP = `Usage: pulse usage-alerts [options]
 Judges the service's usage figures by the config's usageAlerts rules, each series (rule, product, segment) from
 the periods after its last judged one (periods are judged once they ended settleHours ago), with one report call
 per product and metric family shared by all rules, and tells each recipient what started firing or resolved: one
-email (or one post per channel) with every rule's changes and the chart of each, at most once.
+email (or one post per channel) with every rule's changes and the chart of each, at most once. A rule the service
+refuses for a product (a property it lacks, say) is not judged there, and its owner is emailed once about it.
 --dry-run prints what a run would tell and sends nothing.
+
+A message whose delivery is unknown (the connection dropped after the mail server or the chat service took it) is
+never sent again on its own; its changes are kept for --resend-unknown or --confirm-unknown, which the run applies
+to every recipient of the rules it judges (webhooks are posted again by the next run: a program takes duplicates).
 
 backtest replays rules over history: every period from --from to --to (default: the last complete one), and
 prints when each would have fired and resolved (--json: every change with its figures), to tune a rule before it
@@ -35,6 +41,10 @@ ${JOB_OPTIONS_HELP}
                      day's period instead of the last 3, and tells what happened since
   --from DATE        backtest: the first day to judge (its period)
   --to DATE          backtest: the last day to judge (its period)
+  --resend-unknown   send again the changes whose earlier message may or may not have gone out, in each
+                     recipient's message of this run (check the mail server's log or the channel first)
+  --confirm-unknown  record those changes as delivered, without sending (the mail server's log or the channel
+                     showed the message)
 
 ${JOB_EXIT_CODES_HELP}
   (0: every rule judged and told; 1: a rule could not be judged, a report call failed, or a message was not sent)
@@ -46,6 +56,8 @@ const OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
   since: { type: 'string' },
+  'resend-unknown': { type: 'boolean' },
+  'confirm-unknown': { type: 'boolean' },
 } as const;
 
 export async function usageAlertsCommand(args: string[], io: CliIo): Promise<number> {
@@ -58,6 +70,8 @@ export async function usageAlertsCommand(args: string[], io: CliIo): Promise<num
   const from = dateFlag('--from', values.from);
   const to = dateFlag('--to', values.to);
   const since = dateFlag('--since', values.since);
+  const looks = backtest ? 'backtest' : values['dry-run'] ? '--dry-run' : undefined;
+  const unknownDeliveries = unknownDeliveriesOption(values, looks);
   if (backtest && since !== undefined) throw new UsageError('--since goes with a run; a backtest judges from --from');
   if (backtest && from === undefined) throw new UsageError('backtest: --from YYYY-MM-DD is required');
   if (!backtest && (from !== undefined || to !== undefined))
@@ -77,7 +91,7 @@ export async function usageAlertsCommand(args: string[], io: CliIo): Promise<num
   const dryRun = values['dry-run'] === true;
   const job = async ({ config, ports }: JobRuntime) => {
     if (!backtest && !dryRun) {
-      const { result, changes } = await runUsageAlerts(config, ports, { ruleIds, since });
+      const { result, changes } = await runUsageAlerts(config, ports, { ruleIds, since, unknownDeliveries });
       return print({ result, changes }, { json, told: true }, io);
     }
     // A dry run reads the states (what a run would tell now); a backtest walks from a quiet state.
@@ -106,8 +120,9 @@ function print(
     io.stdout.write(`${JSON.stringify({ ...result, ...periods, changes })}\n`);
   } else {
     const c = result.counts;
+    const decided = `${c.resent ? `, ${c.resent} sent again` : ''}${c.confirmed ? `, ${c.confirmed} confirmed` : ''}`;
     const said = opts.told
-      ? `: ${c.emails} emails, ${c.posts} posts, ${c.alreadyTold} already told`
+      ? `: ${c.emails} emails, ${c.posts} posts, ${c.alreadyTold} already told${decided}`
       : opts.backtest
         ? ''
         : ' would be told';
@@ -116,6 +131,7 @@ function print(
         `${c.firing} firing, ${c.resolved} resolved${said})\n`,
     );
     for (const change of changes) io.stdout.write(`  ${line(change)}\n`);
+    for (const output of result.outputs) io.stdout.write(`  ${output}\n`);
     for (const e of result.errors) io.stderr.write(`  error: ${e}\n`);
   }
   return result.ok ? EXIT.ok : EXIT.failure;

@@ -19,14 +19,24 @@ import {
   parseDigestLedgerKey,
   parseLicenseReportLedgerKey,
   parseUsageAlertLedgerKey,
+  USAGE_ALERT_PROBLEM_PREFIX,
 } from '../core/delivery/ledger-keys.ts';
 import { unknownNoticeKey } from '../core/delivery/unknown-delivery-notice.ts';
 
 /** The ledger key of the owner's notice of a delivery's bounce, complaint or reject: one per delivery. */
 export const mailEventNoticeKey = (deliveryKey: string) => `notice-mail#${deliveryKey}`;
 
-/** What no owner is told about: the owners' own notices (held digests, unknown deliveries, mail events), previews. */
-const UNTOLD_PREFIXES = [HELD_NOTICE_PREFIX, unknownNoticeKey(''), mailEventNoticeKey(''), PREVIEW_DELIVERY_PREFIX];
+/**
+ * What no owner is told about: the owners' own notices (held digests, unknown deliveries, mail events, usage rules
+ * that cannot be judged), previews.
+ */
+const UNTOLD_PREFIXES = [
+  HELD_NOTICE_PREFIX,
+  unknownNoticeKey(''),
+  mailEventNoticeKey(''),
+  USAGE_ALERT_PROBLEM_PREFIX,
+  PREVIEW_DELIVERY_PREFIX,
+];
 
 export type DeliveryOf =
   /** One of Pulse's emails to its recipients, and how its owner's notice names it. */

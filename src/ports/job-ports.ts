@@ -12,7 +12,7 @@ import type { Logger } from './logger.ts';
 import type { Mailer } from './mailer.ts';
 import type { ReportPages } from './report-pages.ts';
 import type { SuppressionList } from './suppressions.ts';
-import type { UsageAlertStates } from './usage-alert-states.ts';
+import type { UnknownUsageAlerts, UsageAlertStates } from './usage-alert-states.ts';
 
 export interface JobPorts {
   client: ReportingClient;
@@ -31,6 +31,9 @@ export interface JobPorts {
    * folder beside the outbox, since the local S3 is gone after the run); absent = link the archive's copy.
    */
   pages?: ReportPages;
-  /** The usage alerts' states (src/usage-alerts/); absent = a runtime that cannot send usage alerts. */
-  usageAlertStates?: UsageAlertStates;
+  /**
+   * The usage alerts' states and unknown deliveries (src/usage-alerts/); absent = a runtime that cannot send usage
+   * alerts.
+   */
+  usageAlertStates?: UsageAlertStates & UnknownUsageAlerts;
 }

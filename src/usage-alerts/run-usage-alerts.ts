@@ -17,7 +17,8 @@ import { type CallFailure, fetchAnswers } from './fetch-answers.ts';
 import { lastJudgeablePeriod, periodOf, shiftPeriod } from './periods.ts';
 import { type CallPlan, planUsageCalls } from './plan-calls.ts';
 import { type Answers, seriesKey, seriesOf } from './series.ts';
-import { type TellPorts, tellChanges } from './tell-changes.ts';
+import { type TellOptions, type TellPorts, TOLD_COUNTS, tellChanges } from './tell-changes.ts';
+import { tellRuleProblems } from './tell-rule-problems.ts';
 
 /** The live run tells the changes of this many last complete periods: a run missed (or failed) is made up for. */
 export const TELL_PERIODS = 3;
@@ -188,33 +189,41 @@ export type UsageAlertRunCounts = UsageAlertCounts & {
   alreadyTold: number;
   failed: number;
   unknown: number;
+  resent: number;
+  confirmed: number;
 };
 
 /**
- * The live run: judges each series from its stored state, tells the changes (tell-changes.ts), then writes the
- * states of the series whose changes reached everyone (or may have: unknown is never told again).
+ * The live run: judges each series from its stored state, tells the changes (tell-changes.ts) and the owners of
+ * rules the service refuses (tell-rule-problems.ts), then writes the states of the series whose changes reached
+ * everyone (or may have: unknown is never told again on its own).
  */
 export async function runUsageAlerts(
   config: PulseConfig,
   ports: UsageAlertPorts & TellPorts & { usageAlertStates?: UsageAlertStates },
-  opts: Pick<JudgeOptions, 'ruleIds' | 'since'> = {},
+  opts: Pick<JudgeOptions, 'ruleIds' | 'since'> & Pick<TellOptions, 'unknownDeliveries'> = {},
 ): Promise<{ result: JobResult<UsageAlertRunCounts>; changes: StateChange[] }> {
   const states = ports.usageAlertStates;
   const judged = await judgeUsageAlerts(config, ports, { ...opts, ...(states ? { states } : {}) });
   const result: JobResult<UsageAlertRunCounts> = {
     ...judged.result,
-    counts: { ...judged.result.counts, emails: 0, posts: 0, alreadyTold: 0, failed: 0, unknown: 0 },
+    counts: {
+      ...judged.result.counts,
+      ...{ emails: 0, posts: 0, alreadyTold: 0, failed: 0, unknown: 0, resent: 0, confirmed: 0 },
+    },
   };
   if (!states) {
     result.ok = false;
     result.errors.push('this runtime keeps no usage alert states: nothing is told');
     return { result, changes: judged.changes };
   }
-  const told = await tellChanges(config, ports, judged.changes);
-  for (const name of ['emails', 'posts', 'alreadyTold', 'failed', 'unknown'] as const) result.counts[name] = told[name];
-  if (told.errors.length > 0) {
+  const told = await tellChanges(config, ports, judged.changes, opts);
+  for (const name of TOLD_COUNTS) result.counts[name] = told[name];
+  const owners = await tellRuleProblems(config, ports, judged.problems);
+  result.outputs.push(...owners.told);
+  if (told.errors.length + owners.errors.length > 0) {
     result.ok = false;
-    result.errors.push(...told.errors);
+    result.errors.push(...told.errors, ...owners.errors);
   }
   for (const [key, state] of judged.states) {
     if (told.untold.has(key)) continue;

@@ -4,6 +4,12 @@
  * (`usageAlertLedgerKey`), claimed before the send and settled together after it, as the license alerts do. A
  * change told to nobody new (all keys sent, or unknown) sends nothing; a send that certainly failed releases its
  * keys, and the series it was about keeps its state (the run does not write it), so the next run tells it again.
+ *
+ * A delivery whose outcome is unknown counts as told (never sent again on its own) and its changes are kept for a
+ * person's decision (unknown-changes.ts): `unknownDeliveries: 'resend'` adds them to the recipient's message of the
+ * run and takes their keys over, `'confirm'` records them as delivered without sending. A webhook is at least once:
+ * its claims left unknown are taken over by any run, and a post that may not have arrived leaves its series untold,
+ * so the next run posts it again under the same id.
  */
 import type { ChannelConfig } from '../config/channels-schema.ts';
 import type { PulseConfig } from '../config/schema.ts';
@@ -12,6 +18,7 @@ import { channelAddress, channelLabel } from '../core/channels/channel-targets.t
 import { channelSend } from '../core/channels/deliver-to-channel.ts';
 import {
   claimKey,
+  confirmUnknown,
   type Delivery,
   type Send,
   sendClaimed,
@@ -26,8 +33,20 @@ import { type AlertItem, usageAlertChannelMessage, usageAlertEmail } from './ale
 import type { StateChange } from './evaluate.ts';
 import { dataAgeHours } from './periods.ts';
 import { seriesKey } from './series.ts';
+import { changeOf, unknownEntryOf } from './unknown-changes.ts';
 
-export type TellPorts = Pick<JobPorts, 'ledger' | 'mailer' | 'suppressions' | 'logger' | 'clock' | 'channels'>;
+/** `usageAlertStates` keeps the changes whose delivery is unknown; without it they are only reported. */
+export type TellPorts = Pick<
+  JobPorts,
+  'ledger' | 'mailer' | 'suppressions' | 'logger' | 'clock' | 'channels' | 'usageAlertStates'
+>;
+
+export interface TellOptions {
+  /** What a person decided about the changes whose delivery is unknown, after checking the mail log or channel. */
+  unknownDeliveries?: 'resend' | 'confirm' | undefined;
+  /** Only these rules' unknown changes (`--rule`). */
+  ruleIds?: readonly string[] | undefined;
+}
 
 export interface Told {
   /** Emails and channel posts sent now. */
@@ -38,72 +57,197 @@ export interface Told {
   /** Deliveries that failed (released: the next run tries again), were suppressed, or are unknown. */
   failed: number;
   unknown: number;
+  /** Changes whose delivery was unknown, sent again (`resend`) or recorded as delivered (`confirm`). */
+  resent: number;
+  confirmed: number;
   errors: string[];
   /** Series with a change some recipient has not got: their state is not written. */
   untold: Set<string>;
 }
+
+/** The counts a run reports of its telling. */
+export const TOLD_COUNTS = ['emails', 'posts', 'alreadyTold', 'failed', 'unknown', 'resent', 'confirmed'] as const;
 
 interface Target {
   /** A lower-case address, or `channel:<id>`. */
   recipient: string;
   email?: { address: string; name?: string };
   channel?: ChannelConfig;
-  items: { key: string; item: AlertItem }[];
+  items: Entry[];
+}
+
+interface Entry {
+  key: string;
+  item: AlertItem;
+  /** A change kept because its delivery was unknown (loaded for a person's decision), not one judged now. */
+  kept?: true;
+}
+
+/** What a target's run changes in its kept unknown changes. */
+interface Kept {
+  add: Entry[];
+  /** Kept keys now settled: sent again, found sent, or confirmed. */
+  drop: string[];
 }
 
 export async function tellChanges(
   config: PulseConfig,
   ports: TellPorts,
   changes: readonly StateChange[],
+  opts: TellOptions = {},
 ): Promise<Told> {
-  const told: Told = { emails: 0, posts: 0, alreadyTold: 0, failed: 0, unknown: 0, errors: [], untold: new Set() };
+  const told: Told = {
+    emails: 0,
+    posts: 0,
+    alreadyTold: 0,
+    failed: 0,
+    unknown: 0,
+    resent: 0,
+    confirmed: 0,
+    errors: [],
+    untold: new Set(),
+  };
   const now = ports.clock.now();
-  for (const target of targetsOf(config, changes, now).values()) {
-    const claimed: { key: string; item: AlertItem }[] = [];
-    if (target.email) {
-      const suppressed = await suppressionOf(ports, target.email.address);
-      if (suppressed) {
-        note(told, target, target.items, suppressed);
-        continue;
-      }
-    }
-    for (const entry of target.items) {
-      const claim = await claimKey(ports, entry.key);
-      if (claim === 'claimed') claimed.push(entry);
-      else if (claim.outcome === 'alreadySent') told.alreadyTold++;
-      else note(told, target, [entry], claim);
-    }
-    if (claimed.length === 0) continue;
-    const items = claimed.map((c) => c.item);
-    const keys = claimed.map((c) => c.key);
-    const delivery = target.channel
-      ? await settleSend(ports, keys, postOf(ports, target.channel, items, keys[0]!, now), {
-          receiver: channelLabel(target.channel),
-        })
-      : await sendClaimed(ports, keys, {
-          ...(await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now })),
-          delivery: keys[0]!,
-        });
-    if (delivery.outcome === 'sent') told[target.channel ? 'posts' : 'emails']++;
-    else note(told, target, claimed, delivery);
+  const targets = targetsOf(config, changes, now);
+  if (opts.unknownDeliveries) await addKept(config, ports, targets, opts.ruleIds, now, told);
+  for (const target of targets.values()) {
+    const kept: Kept = { add: [], drop: [] };
+    await tellTarget(config, ports, target, opts, now, told, kept);
+    await updateKept(ports, target, kept, told);
   }
   return told;
 }
 
+async function tellTarget(
+  config: PulseConfig,
+  ports: TellPorts,
+  target: Target,
+  opts: TellOptions,
+  now: Date,
+  told: Told,
+  kept: Kept,
+): Promise<void> {
+  if (target.email) {
+    const suppressed = await suppressionOf(ports, target.email.address);
+    if (suppressed) return note(told, target, target.items, suppressed);
+  }
+  const webhook = target.channel?.kind === 'webhook';
+  const resend = opts.unknownDeliveries === 'resend';
+  const claimed: Entry[] = [];
+  for (const entry of target.items) {
+    const claim = await claimKey(ports, entry.key, resend || webhook ? { resendUnknown: true } : {});
+    if (claim === 'claimed') claimed.push(entry);
+    else if (claim.outcome === 'alreadySent') {
+      told.alreadyTold++;
+      if (entry.kept) kept.drop.push(entry.key);
+    } else if (claim.outcome === 'unknown' && opts.unknownDeliveries === 'confirm') {
+      await confirm(ports, target, entry, told, kept);
+    } else {
+      note(told, target, [entry], claim);
+      // Met unknown (its run died before it could keep it): kept now, for a person's decision.
+      if (claim.outcome === 'unknown' && !entry.kept) kept.add.push(entry);
+    }
+  }
+  if (claimed.length === 0) return;
+  const items = claimed.map((c) => c.item);
+  const keys = claimed.map((c) => c.key);
+  const again = claimed.filter((c) => c.kept);
+  // The message's keys are settled together: its record says it was sent again after an unknown delivery.
+  const settle = again.length > 0 ? { resendUnknown: true } : {};
+  const delivery = target.channel
+    ? await settleSend(ports, keys, postOf(ports, target.channel, items, keys[0]!, now), {
+        receiver: channelLabel(target.channel),
+        ...settle,
+      })
+    : await sendClaimed(
+        ports,
+        keys,
+        { ...(await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now })), delivery: keys[0]! },
+        settle,
+      );
+  if (delivery.outcome === 'sent') {
+    told[target.channel ? 'posts' : 'emails']++;
+    told.resent += again.length;
+    kept.drop.push(...again.map((c) => c.key));
+    return;
+  }
+  note(told, target, claimed, delivery);
+  if (!webhook && (delivery.outcome === 'unknown' || delivery.outcome === 'sentUnconfirmed'))
+    kept.add.push(...claimed.filter((c) => !c.kept));
+}
+
+/** `--confirm-unknown`: the person saw it arrive; recorded as sent, nothing sent. */
+async function confirm(ports: TellPorts, target: Target, entry: Entry, told: Told, kept: Kept): Promise<void> {
+  try {
+    const now = await confirmUnknown(ports, entry.key);
+    if (now === 'inProgressElsewhere') return;
+    told[now === 'confirmed' ? 'confirmed' : 'alreadyTold']++;
+    kept.drop.push(entry.key);
+  } catch (e) {
+    told.failed++;
+    told.errors.push(`usage alert to ${labelOf(target)}: ${entry.key} not confirmed: ${describe(e)}`);
+  }
+}
+
+/**
+ * The kept unknown changes of every recipient of the selected rules, added to its target (created when the run
+ * judged nothing new for it). A kept change whose rule is gone from the config, or no longer names the recipient,
+ * stays kept and unsent.
+ */
+async function addKept(
+  config: PulseConfig,
+  ports: TellPorts,
+  targets: Map<string, Target>,
+  ruleIds: readonly string[] | undefined,
+  now: Date,
+  told: Told,
+): Promise<void> {
+  const store = ports.usageAlertStates;
+  if (!store) return;
+  const rules = (config.usageAlerts?.rules ?? []).filter((r) => ruleIds === undefined || ruleIds.includes(r.id));
+  const recipients = new Map(rules.flatMap((r) => recipientsOf(config, r)).map((t) => [t.recipient, t]));
+  for (const [recipient, base] of recipients) {
+    let entries: Awaited<ReturnType<typeof store.unknownOf>>;
+    try {
+      entries = await store.unknownOf(recipient);
+    } catch (e) {
+      told.errors.push(`usage alerts to ${labelOf(base)}: the unknown deliveries were not read: ${describe(e)}`);
+      continue;
+    }
+    for (const entry of entries) {
+      const change = changeOf(entry);
+      const rule = rules.find((r) => r.id === change?.ruleId);
+      if (!change || !rule || !recipientsOf(config, rule).some((t) => t.recipient === recipient)) continue;
+      const target = targets.get(recipient) ?? { ...base, items: [] };
+      targets.set(recipient, target);
+      const known = target.items.find((i) => i.key === entry.key);
+      if (known) known.kept = true;
+      else target.items.push({ key: entry.key, item: itemOf(config, change, now), kept: true });
+    }
+  }
+}
+
+/** Keeps the target's changes left unknown now and drops those settled; a failure is reported, nothing lost. */
+async function updateKept(ports: TellPorts, target: Target, kept: Kept, told: Told): Promise<void> {
+  const store = ports.usageAlertStates;
+  if (!store || (kept.add.length === 0 && kept.drop.length === 0)) return;
+  try {
+    const add = kept.add.map((e) => unknownEntryOf(e.key, e.item.change));
+    await store.updateUnknown(target.recipient, add, kept.drop);
+  } catch (e) {
+    told.errors.push(
+      `usage alerts to ${labelOf(target)}: the changes whose delivery is unknown were not kept for ` +
+        `--resend-unknown (${kept.add.length} to add, ${kept.drop.length} to drop): ${describe(e)}`,
+    );
+  }
+}
+
 /** Every recipient of every change, each with its changes in the run's order. */
 function targetsOf(config: PulseConfig, changes: readonly StateChange[], now: Date): Map<string, Target> {
-  const rules = new Map((config.usageAlerts?.rules ?? []).map((r) => [r.id, r]));
-  const names = new Map(config.products.map((p) => [p.id, p.name ?? p.id]));
   const targets = new Map<string, Target>();
   for (const change of changes) {
-    const rule = rules.get(change.ruleId)!;
-    const item: AlertItem = {
-      change,
-      rule,
-      productName: names.get(change.productId) ?? change.productId,
-      dataAgeHours: dataAgeHours(change.period, rule.period.unit, now),
-    };
-    for (const target of recipientsOf(config, rule)) {
+    const item = itemOf(config, change, now);
+    for (const target of recipientsOf(config, item.rule)) {
       const known = targets.get(target.recipient) ?? { ...target, items: [] };
       const state = change.repeat ? 'firing-again' : change.state;
       known.items.push({ key: usageAlertLedgerKey(seriesKey(change), change.period, state, target.recipient), item });
@@ -111,6 +255,18 @@ function targetsOf(config: PulseConfig, changes: readonly StateChange[], now: Da
     }
   }
   return targets;
+}
+
+/** A change as a message shows it (its rule must be in the config). */
+function itemOf(config: PulseConfig, change: StateChange, now: Date): AlertItem {
+  const rule = config.usageAlerts!.rules.find((r) => r.id === change.ruleId)!;
+  const product = config.products.find((p) => p.id === change.productId);
+  return {
+    change,
+    rule,
+    productName: product?.name ?? change.productId,
+    dataAgeHours: dataAgeHours(change.period, rule.period.unit, now),
+  };
 }
 
 function recipientsOf(config: PulseConfig, rule: UsageAlertRule): Omit<Target, 'items'>[] {
@@ -133,13 +289,28 @@ function postOf(ports: TellPorts, channel: ChannelConfig, items: AlertItem[], ke
   });
 }
 
-/** A delivery that needs attention: counted, named, and its series left untold (unless it may have gone out). */
-function note(told: Told, target: Target, entries: { item: AlertItem }[], delivery: Delivery): void {
+/**
+ * A delivery that needs attention: counted, named, and its series left untold when it certainly did not go out (or,
+ * for a webhook, may not have: at least once).
+ */
+function note(told: Told, target: Target, entries: readonly Entry[], delivery: Delivery): void {
   if (deliveredOrUnderWay(delivery)) return;
-  if (delivery.outcome === 'unknown' || delivery.outcome === 'sentUnconfirmed') told.unknown++;
-  else told.failed++;
-  const to = target.channel ? channelLabel(target.channel) : target.recipient;
-  told.errors.push(`usage alert to ${to}: ${delivery.outcome}: ${delivery.error ?? ''}`);
-  // Certainly not told: the next run judges these periods again and tells what is still missing.
-  if (delivery.outcome === 'failed') for (const { item } of entries) told.untold.add(seriesKey(item.change));
+  const unknown = delivery.outcome === 'unknown' || delivery.outcome === 'sentUnconfirmed';
+  const webhook = target.channel?.kind === 'webhook';
+  told[unknown ? 'unknown' : 'failed']++;
+  const decide =
+    unknown && !webhook
+      ? `; not sent again: check the ${target.channel ? 'channel' : "mail server's log"}, then run ` +
+        '`pulse usage-alerts --resend-unknown` (not delivered) or `--confirm-unknown` (delivered)'
+      : '';
+  told.errors.push(`usage alert to ${labelOf(target)}: ${delivery.outcome}: ${delivery.error ?? ''}${decide}`);
+  // Certainly not told: the next run judges these periods again and tells what is still missing (a kept change's
+  // series moved on long ago: it stays kept instead).
+  if (delivery.outcome === 'failed' || (unknown && webhook))
+    for (const { item, kept } of entries) if (!kept) told.untold.add(seriesKey(item.change));
 }
+
+const labelOf = (target: Omit<Target, 'items'>): string =>
+  target.channel ? channelLabel(target.channel) : target.recipient;
+
+const describe = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));

@@ -88,6 +88,9 @@ describe('pulse usage-alerts --local', () => {
       [['backtest', '--from', '2026-13-01'], /--from "2026-13-01": a date YYYY-MM-DD/],
       [['backtest', '--from', '2026-10-02', '--to', '2026-10-01'], /--from 2026-10-02 is after --to 2026-10-01/],
       [['--dry-run', '--from', '2026-10-01'], /--from and --to go with `pulse usage-alerts backtest`/],
+      [['--dry-run', '--resend-unknown'], /--resend-unknown does not go with --dry-run/],
+      [['backtest', '--from', '2026-09-01', '--confirm-unknown'], /--confirm-unknown does not go with backtest/],
+      [['--resend-unknown', '--confirm-unknown'], /--resend-unknown and --confirm-unknown exclude each other/],
       [
         ['--dry-run', '--rule', 'nope'],
         /--rule nope: not in the config's usageAlerts rules \(active-drop, new-weekly\)/,

@@ -38,6 +38,7 @@ const LEDGER_KEYS: Record<string, string[]> = {
   ],
   'usage-alerts': [
     'usage-alert#desktop-active-drop#12345678901#-#2026-11-26#firing#cpo@example.com',
+    'usage-alert-problem#desktop-active-drop#12345678901#0123456789abcdef',
     'failure-seen#usage-alerts#0123456789abcdef0123456789abcdef',
   ],
   archive: [

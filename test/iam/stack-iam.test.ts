@@ -214,3 +214,26 @@ describe('confused deputy: the services act for the stack’s own sources only',
     },
   );
 });
+
+describe('the usage alerts function reaches its own state items', () => {
+  const [table] = [...iam.tables.values()];
+  const usage = iam.functions.get('usage-alerts');
+  // A notice to a rule's owner that the rule cannot be judged, claimed and settled like every delivery; and a
+  // recipient's unknown deliveries (read and put whole, like a series state).
+  const own: [string, string[]][] = [
+    [
+      'usage-alert-problem#desktop-active-drop#12345678901#0123456789abcdef',
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    ],
+    ['usage-alert-state#unknown#cpo@example.com', ['dynamodb:GetItem', 'dynamodb:PutItem']],
+  ];
+  it.each(own.flatMap(([key, actions]) => actions.map((action) => [`${action} ${key}`, action, key] as const)))(
+    '%s',
+    async (_name, action, key) => {
+      if (!table || !usage) throw new Error('no state table or usage alerts function in the template');
+      const request = { action, resource: table.arn, context: { 'dynamodb:LeadingKeys': [key] } };
+      const verdict = await simulate(iam, { arn: usage.principal, roleArn: usage.roleArn }, request);
+      expect(verdict.decision, describeRequest(request)).toBe('Allowed');
+    },
+  );
+});

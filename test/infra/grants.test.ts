@@ -12,7 +12,7 @@ import {
   UnnarrowableKeyTemplateError,
 } from '../../lib/stacks/grants.ts';
 import { RUNS_PK } from '../../src/adapters/aws/dynamodb-archive-runs.ts';
-import { USAGE_ALERT_STATE_PREFIX } from '../../src/adapters/aws/dynamodb-usage-alert-states.ts';
+import { USAGE_ALERT_STATE_PREFIX, unknownUsageAlertsPk } from '../../src/adapters/aws/dynamodb-usage-alert-states.ts';
 import { failureSeenKey } from '../../src/app/new-failures.ts';
 import { coverageKey } from '../../src/archive/coverage.ts';
 import { manifestKey } from '../../src/archive/manifest.ts';
@@ -24,6 +24,7 @@ import {
   digestLedgerKey,
   licenseAlertLedgerKey,
   usageAlertLedgerKey,
+  usageAlertProblemLedgerKey,
 } from '../../src/core/delivery/ledger-keys.ts';
 import { unknownNoticeKey } from '../../src/core/delivery/unknown-delivery-notice.ts';
 import { digestArchivePrefix } from '../../src/digest/archive-digest.ts';
@@ -268,7 +269,9 @@ describe('state table rights', () => {
       [STATE_KEYS.usageAlerts, usageAlertLedgerKey(series, '2026-11-26', 'firing', 'CPO@example.com')],
       [STATE_KEYS.usageAlerts, usageAlertLedgerKey(series, '2026-11-23', 'resolved', channelAddress('ops-slack'))],
       [STATE_KEYS.usageAlerts, failureSeenKey('usage-alerts', 'report calls failed: ServiceError: 503')],
+      [STATE_KEYS.usageAlerts, usageAlertProblemLedgerKey('versions', '12345678901', 'BadRequestError: 400')],
       [STATE_KEYS.usageAlertStates, `${USAGE_ALERT_STATE_PREFIX}${series}`],
+      [STATE_KEYS.usageAlertStates, unknownUsageAlertsPk(channelAddress('ops-slack'))],
     ];
     for (const [patterns, key] of own) {
       expect(matches(patterns, key), key).toBe(true);

@@ -90,6 +90,7 @@ describe('mail events (SES transport)', () => {
           'license-alert#*',
           'license-report#*',
           'usage-alert#*',
+          'usage-alert-problem#*',
           'notice-unknown#*',
         ],
       ],

@@ -67,7 +67,7 @@ describe('usage alerts function', () => {
     expect(dynamo.map((s) => ({ Action: s.Action, Condition: s.Condition }))).toEqual([
       {
         Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        Condition: leading(['usage-alert#*', 'failure-seen#usage-alerts#*']),
+        Condition: leading(['usage-alert#*', 'usage-alert-problem#*', 'failure-seen#usage-alerts#*']),
       },
       { Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Condition: leading(['usage-alert-state#*']) },
       { Action: 'dynamodb:GetItem', Condition: leading(['mail-suppressed']) },

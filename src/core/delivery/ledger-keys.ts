@@ -85,3 +85,19 @@ export function parseUsageAlertLedgerKey(key: string): { ruleId: string; period:
   const m = /^usage-alert#([a-z0-9][a-z0-9-]*)#[^#]+#[^#]+#(\d{4}-\d{2}-\d{2})#/.exec(key);
   return m ? { ruleId: m[1]!, period: m[2]! } : undefined;
 }
+
+/**
+ * The notice to a usage rule's owner that the rule cannot be judged for a product (src/usage-alerts/tell-rule-problems.ts):
+ * once per (rule, product, problem). The problem is named by a short hash of the reason's stable part (dates, times
+ * and ids that change from run to run taken out), so the same refusal is told once and a new one is told again.
+ */
+export const USAGE_ALERT_PROBLEM_PREFIX = 'usage-alert-problem#';
+export const usageAlertProblemLedgerKey = (ruleId: string, productId: string, reason: string): string =>
+  `${USAGE_ALERT_PROBLEM_PREFIX}${ruleId}#${productId}#${createHash('sha256').update(stableReason(reason), 'utf8').digest('hex').slice(0, 16)}`;
+
+/** A reason without what changes from run to run: timestamps, dates, UUIDs and long numbers (request ids). */
+export const stableReason = (reason: string): string =>
+  reason
+    .replace(/\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?/g, '<date>')
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<id>')
+    .replace(/\d{6,}/g, '<n>');

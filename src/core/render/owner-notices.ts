@@ -61,6 +61,22 @@ export interface MailEventNoticeView {
   footer: string;
 }
 
+/** A usage rule the service refuses to answer for one product (src/usage-alerts/tell-rule-problems.ts). */
+export interface RuleProblemNoticeView {
+  ruleId: string;
+  /** "Example Desktop (12345678901)". */
+  product: string;
+  /** What the service answered: "BadRequestError: dateRangeReport: 400 …". */
+  reason: string;
+  /** What to look at, in a sentence. */
+  check: string;
+  /** The config field to change: "usageAlerts.rules[2] (id \"versions\"): segment". */
+  field: string;
+  /** The command that tries the rule again without telling anyone. */
+  tryCommand: string;
+  footer: string;
+}
+
 export interface RenderedNotice extends RenderedEmail {
   subject: string;
 }
@@ -117,6 +133,22 @@ export function renderUnknownDeliveryNotice(notice: UnknownDeliveryNoticeView, c
         hint: 'If it was delivered, record that instead, and Pulse stops reporting it:',
         text: notice.confirmCommand,
       },
+      footer: notice.footer,
+    },
+    compiledHtml,
+  );
+}
+
+export function renderRuleProblemNotice(notice: RuleProblemNoticeView, compiledHtml?: string): RenderedNotice {
+  return renderOwnerNotice(
+    {
+      subject: `Usage rule ${notice.ruleId} cannot be judged for ${notice.product}`,
+      title: 'Usage rule cannot be judged',
+      weekLabel: `Usage alerts · ${notice.ruleId}`,
+      intro: `The service refused the report call that the usage rule ${notice.ruleId} needs for ${notice.product}, and will refuse it again until the rule (or the product) changes. Nobody is told of this rule's changes for that product until then.`,
+      items: [`The service answered: ${ended(notice.reason)}`, sentence(notice.check), `Config: ${notice.field}.`],
+      outcome: 'Each run reports it (exit 1) until it is fixed; this email is sent once for this problem.',
+      command: { hint: 'Once the rule is changed, check it without telling anyone:', text: notice.tryCommand },
       footer: notice.footer,
     },
     compiledHtml,
