@@ -4,6 +4,8 @@
  * (`usageAlertLedgerKey`), claimed before the send and settled together after it, as the license alerts do. A
  * change told to nobody new (all keys sent, or unknown) sends nothing; a send that certainly failed releases its
  * keys, and the series it was about keeps its state (the run does not write it), so the next run tells it again.
+ * A change whose claim failed holds back its series' later changes to that recipient (they follow it next run), and
+ * a webhook takes over a claim left unknown: programs get each change at least once.
  */
 import type { ChannelConfig } from '../config/channels-schema.ts';
 import type { PulseConfig } from '../config/schema.ts';
@@ -21,11 +23,15 @@ import {
 import { deliveredOrUnderWay } from '../core/delivery/delivery-tally.ts';
 import { usageAlertLedgerKey } from '../core/delivery/ledger-keys.ts';
 import type { JobPorts } from '../ports/job-ports.ts';
+import type { MailMessage } from '../ports/mailer.ts';
 import { NotSentError } from '../ports/not-sent.ts';
 import { type AlertItem, usageAlertChannelMessage, usageAlertEmail } from './alert-message.ts';
 import type { StateChange } from './evaluate.ts';
 import { dataAgeHours } from './periods.ts';
 import { seriesKey } from './series.ts';
+
+/** The header listing the ledger keys an email tells, space-separated (no key holds one: a segment is percent-encoded). */
+export const USAGE_ALERT_KEYS_HEADER = 'X-Pulse-Usage-Alert-Keys';
 
 export type TellPorts = Pick<JobPorts, 'ledger' | 'mailer' | 'suppressions' | 'logger' | 'clock' | 'channels'>;
 
@@ -67,11 +73,19 @@ export async function tellChanges(
         continue;
       }
     }
+    // A series whose change could not be claimed here (certainly not told) tells its later changes to this target
+    // after it, never before: a `resolved` without the `firing` it ends would be the first thing the reader hears.
+    const waiting = new Set<string>();
     for (const entry of target.items) {
-      const claim = await claimKey(ports, entry.key);
+      const series = seriesKey(entry.item.change);
+      if (waiting.has(series)) continue;
+      const claim = await claimKey(ports, entry.key, claimOptions(target));
       if (claim === 'claimed') claimed.push(entry);
       else if (claim.outcome === 'alreadySent') told.alreadyTold++;
-      else note(told, target, [entry], claim);
+      else {
+        note(told, target, [entry], claim);
+        if (claim.outcome === 'failed') waiting.add(series);
+      }
     }
     if (claimed.length === 0) continue;
     const items = claimed.map((c) => c.item);
@@ -80,14 +94,32 @@ export async function tellChanges(
       ? await settleSend(ports, keys, postOf(ports, target.channel, items, keys[0]!, now), {
           receiver: channelLabel(target.channel),
         })
-      : await sendClaimed(ports, keys, {
-          ...(await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now })),
-          delivery: keys[0]!,
-        });
+      : await sendClaimed(ports, keys, await emailOf(config, target, items, keys, now));
     if (delivery.outcome === 'sent') told[target.channel ? 'posts' : 'emails']++;
     else note(told, target, claimed, delivery);
   }
   return told;
+}
+
+/**
+ * A webhook's claim left unknown (a run died holding it, its lease over) is taken over, as deliverToChannel does:
+ * a program takes an event at least once, and the event keeps its id. Email and chat never are.
+ */
+const claimOptions = (target: Target) => (target.channel?.kind === 'webhook' ? { resendUnknown: true } : {});
+
+/**
+ * The email of a recipient's changes, naming its delivery (the first key) and, in USAGE_ALERT_KEYS_HEADER, every
+ * change it tells: what a bounce or a check of the outbox matches against the ledger.
+ */
+async function emailOf(
+  config: PulseConfig,
+  target: Target,
+  items: AlertItem[],
+  keys: string[],
+  now: Date,
+): Promise<MailMessage> {
+  const email = await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now });
+  return { ...email, headers: { ...email.headers, [USAGE_ALERT_KEYS_HEADER]: keys.join(' ') }, delivery: keys[0]! };
 }
 
 /** Every recipient of every change, each with its changes in the run's order. */
