@@ -1,13 +1,13 @@
 /**
- * `npm run chaos`: randomized runs of the digest, the archive and the license alerts (`pulse start` or one job,
- * `--local`) over one work directory kept across runs, each against the in-process emulator with a fault profile
+ * `npm run chaos`: randomized runs of the digest, the archive, the license alerts and report and the usage alerts
+ * (`pulse start` or one job, `--local`) over one work directory kept across runs, each against the in-process emulator with a fault profile
  * drawn from the seed, some SIGKILLed at a drawn delay; the invariants (scripts/chaos/invariants.ts) are checked
  * after every run and, after one fault-free run, at the end of every epoch. Loopback only; bounded by --runs and
  * --minutes; the seed is printed first and the same seed draws the same jobs, profiles and kill delays.
  *
  * Epochs: runs are grouped (--epoch-runs, default 10); each epoch has its own archive prefix, digest id and title,
- * recipients and Slack, Teams and webhook channels in the same work directory, so every epoch archives, sends and
- * posts from scratch under faults, instead of only the first runs ever doing work.
+ * recipients and Slack, Teams and webhook channels and usage alert rules in the same work directory, so every epoch
+ * archives, judges, sends and posts from scratch under faults, instead of only the first runs ever doing work.
  *
  * Writes its report to bench/CHAOS.md (or --report FILE); exit 1 when any invariant was violated.
  */
@@ -26,7 +26,9 @@ import { startEmulator } from '../emulator/index.ts';
 import { LOCAL_CHANNEL_FAULTS_ENV, LOCAL_S3_PART_SIZE_ENV } from '../src/app/local-options.ts';
 import { EXAMPLE_CONFIG } from '../src/app/local-runtime.ts';
 import { EXIT } from '../src/cli/io.ts';
-import { readLedger } from '../src/console/ledger-snapshot.ts';
+import { USAGE_ALERTS_SINCE_DAYS } from '../src/cli/start-command.ts';
+import { readStateTable } from '../src/console/ledger-snapshot.ts';
+import { addDays } from '../src/core/calendar.ts';
 import { LICENSE_ALERT_PREFIX, LICENSE_FIRST_RUN_PREFIX } from '../src/core/delivery/ledger-keys.ts';
 import type { ChannelKind } from '../src/ports/channels.ts';
 import {
@@ -47,6 +49,13 @@ import {
   manifestsWithChannels,
 } from './chaos/invariants.ts';
 import { CHANNEL_FAULT_KINDS, PEER_FAULT_KINDS, PEER_FAULTS_ENV } from './chaos/peer-faults.ts';
+import {
+  checkUsageAlertPosts,
+  checkUsageAlertStates,
+  checkUsageAlertsTold,
+  type JudgedChange,
+} from './chaos/usage-alert-invariants.ts';
+import { type EpochUsageAlerts, usageAlertRules, usageAlertSeed } from './chaos/usage-alerts.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -102,13 +111,16 @@ const rng = new Rng(SEED);
 const started = Date.now();
 const deadline = started + MINUTES * 60_000;
 const today = new Date().toISOString().slice(0, 10);
-const emulatorOptions = { seed: rng.int(1, 1000), clients: CLIENTS, today };
+// A data set whose planted episodes are in the chaos product (chaos/usage-alerts.ts), for the usage alert rules.
+const emulatorOptions = { seed: usageAlertSeed(rng.int(1, 1000), today, CHAOS_PRODUCT), clients: CLIENTS, today };
+/** `--since` of the usage alert runs, as `pulse start` passes it: a first run tells the planted episodes. */
+const USAGE_ALERTS_SINCE = addDays(today, -USAGE_ALERTS_SINCE_DAYS);
 const CHAOS_DIR = join(WORK_DIR, '..', `${WORK_DIR.split('/').pop()}-chaos`);
 mkdirSync(CHAOS_DIR, { recursive: true });
 mkdirSync(join(CHAOS_DIR, 'spool'), { recursive: true });
 
 // What the service lists, and the SHA-256 of its bytes, from an emulator with the same data set; and its password.
-const { expected, secret } = await (async () => {
+const { expected, secret, episodes } = await (async () => {
   const emu = await startEmulator(emulatorOptions);
   try {
     const now = emu.clock.now();
@@ -126,7 +138,7 @@ const { expected, secret } = await (async () => {
         }
       }
     }
-    return { expected: out, secret: emu.credentials.password };
+    return { expected: out, secret: emu.credentials.password, episodes: emu.episodes };
   } finally {
     await emu.close();
   }
@@ -143,6 +155,8 @@ interface Epoch {
   channels: EpochChannels;
   /** The titles of its digest and license report (one chat post per title and week). */
   weeklyTitles: string[];
+  /** Its usage alert rules and their recipients (chaos/usage-alerts.ts). */
+  usageAlerts: EpochUsageAlerts;
 }
 
 /**
@@ -161,8 +175,6 @@ function epochConfig(n: number): Epoch {
   c.service.timeoutMs = 2000;
   // One product (the one with all three export kinds): half the files of the example's two, so runs stay short.
   c.products = [{ id: CHAOS_PRODUCT, name: 'Example Server' }];
-  // The usage alerts are not among the chaos runs' jobs yet; their example rules name the example's products.
-  delete c.usageAlerts;
   const d = c.digests[0];
   d.productIds = [CHAOS_PRODUCT];
   d.id = `exec-weekly-e${n}`;
@@ -188,6 +200,14 @@ function epochConfig(n: number): Epoch {
   for (const route of c.licenses.routing) if (route.channels) route.channels = route.channels.map(channel);
   report.channels = report.channels.map(channel);
   c.notices.channels = c.notices.channels.map(channel);
+  // The example's usage rules name its other product: the epoch's own rules fire on the chaos product's episodes.
+  const usage = usageAlertRules(n, episodes, {
+    productId: CHAOS_PRODUCT,
+    owner: c.licenses.owner.address,
+    emails: [tag('product-ops@example.com'), tag('analyst@example.com')],
+    channels: c.channels,
+  });
+  c.usageAlerts = { rules: usage.rules };
   // Every channel is told of each archive run here (the example tells its webhook only): chat under kills too.
   c.archive.channels = c.channels.map((ch: { id: string }) => ch.id);
   const config = join(CHAOS_DIR, `config-e${n}.json`);
@@ -222,16 +242,18 @@ function epochConfig(n: number): Epoch {
       ],
     },
     weeklyTitles: [d.title, report.title],
+    usageAlerts: usage.targets,
   };
 }
 
-const JOBS = ['start', 'digest', 'archive', 'licenses', 'report'] as const;
+const JOBS = ['start', 'digest', 'archive', 'licenses', 'report', 'usage-alerts'] as const;
 type Job = (typeof JOBS)[number];
 const jobArgs = (job: Job, epoch: Epoch): string[] => {
   const common = ['--config', epoch.config, '--work-dir', WORK_DIR, '--json'];
   if (job === 'start') return ['start', ...common];
   if (job === 'licenses') return ['licenses', 'alerts', '--local', ...common];
   if (job === 'report') return ['licenses', 'report', '--local', ...common];
+  if (job === 'usage-alerts') return ['usage-alerts', '--local', '--since', USAGE_ALERTS_SINCE, ...common];
   return [job, '--local', ...common];
 };
 const childEnv = {
@@ -261,6 +283,8 @@ const stats = {
   webhookPending: 0,
   /** Archive runs whose manifest names channels, checked told at the epochs' ends (checkArchiveEvents). */
   archiveRunsTold: 0,
+  /** Usage alert changes judged and their deliveries by state, checked at the epochs' ends (checkUsageAlertsTold). */
+  usageAlerts: { changes: 0, done: 0, unknown: 0, pending: 0 },
 };
 const STACK_FRAME = /^\s+at .+[:(]/m;
 const ANSWERS = new Set<number>([EXIT.ok, EXIT.failure, EXIT.auth, EXIT.service, EXIT.network]);
@@ -310,6 +334,7 @@ async function oneRun(epoch: Epoch, job: Job, faults: ReturnType<typeof drawFaul
     }
   }
   await checkInvariants(epoch, [run.stdout, run.stderr]);
+  if (job === 'start' || job === 'usage-alerts') await checkUsageAlerts(epoch);
   if (state.violations.length > before) {
     // What the run printed, beside the profile, for whoever looks into the violation.
     writeFileSync(join(CHAOS_DIR, `run-${state.run}.stdout`), run.stdout);
@@ -326,6 +351,34 @@ async function checkInvariants(epoch: Epoch, outputs: string[]): Promise<Set<str
   return checkArchive(state, join(WORK_DIR, 's3', BUCKET), epoch.prefix, expected);
 }
 
+/** After a run that judged the usage alerts: the stored states against the ledger, the chat posts against both. */
+async function checkUsageAlerts(epoch: Epoch) {
+  const table = await readStateTable(join(WORK_DIR, 'dynamodb'));
+  checkUsageAlertStates(state, table.ledger, table.usageAlertStates, epoch.usageAlerts);
+  checkUsageAlertPosts(state, table.ledger, epoch.usageAlerts);
+  return table;
+}
+
+/** The changes a backtest of the epoch's rules finds from USAGE_ALERTS_SINCE on (what the live runs should tell). */
+async function backtestUsageAlerts(epoch: Epoch): Promise<JudgedChange[] | undefined> {
+  const args = ['usage-alerts', 'backtest', '--local', '--from', USAGE_ALERTS_SINCE];
+  const run = await runChild([...args, '--config', epoch.config, '--work-dir', WORK_DIR, '--json'], childEnv, {
+    limitMs: RUN_LIMIT_MS,
+  });
+  const result = run.results.find((r) => r.job === 'usage-alerts') as
+    | (JobResult & { changes?: JudgedChange[] })
+    | undefined;
+  if (run.code !== EXIT.ok || !result?.changes) {
+    const why = run.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 400);
+    state.violate(
+      'usage alerts: every judged change told or unknown',
+      `e${epoch.n}: the backtest exited ${run.code}: ${why}`,
+    );
+    return undefined;
+  }
+  return result.changes;
+}
+
 /** The epoch's fault-free closing run, then the completeness invariants. */
 async function closeEpoch(epoch: Epoch): Promise<void> {
   const before = state.violations.length;
@@ -333,7 +386,8 @@ async function closeEpoch(epoch: Epoch): Promise<void> {
   stats.closingRuns++;
   const run = await oneRun(epoch, 'start', { kinds: [], multipart: false, profile: { rules: [] } });
   const archived = await checkInvariants(epoch, []);
-  const ledger = await readLedger(join(WORK_DIR, 'dynamodb'));
+  const table = await checkUsageAlerts(epoch);
+  const ledger = table.ledger;
   const result = (job: string): JobResult | undefined => run.results.find((r) => r.job === job);
 
   // Archive: the closing run failed nothing, and every file its manifest lists is archived.
@@ -410,6 +464,21 @@ async function closeEpoch(epoch: Epoch): Promise<void> {
       state.violate('email: no missed alert', `e${epoch.n}: no alert sent at all`);
     }
   }
+  // Usage alerts: the closing run failed none, and every change judged was told to every recipient (or is unknown).
+  const usage = result('usage-alerts');
+  if (!usage || usage.counts.failed) {
+    state.violate(
+      'usage alerts: every judged change told or unknown',
+      `e${epoch.n}: closing run ${usage ? JSON.stringify(usage.counts) : 'has no usage alerts result'}`,
+    );
+  }
+  const judged = await backtestUsageAlerts(epoch);
+  if (judged) {
+    const told = checkUsageAlertsTold(state, ledger, table.usageAlertStates, judged, epoch.usageAlerts);
+    if (told.changes === 0)
+      state.violate('usage alerts: every judged change told or unknown', `e${epoch.n}: no change judged`);
+    for (const k of ['changes', 'done', 'unknown', 'pending'] as const) stats.usageAlerts[k] += told[k];
+  }
   const tally = checkChannelLedger(state, ledger, epoch.channels);
   const manifests = await manifestsWithChannels(join(WORK_DIR, 's3', BUCKET), epoch.prefix);
   stats.archiveRunsTold += checkArchiveEvents(state, manifests, ledger, epoch.channels);
@@ -431,7 +500,7 @@ for (let i = 0; i < RUNS && Date.now() < deadline; i++) {
     for (const t of epoch.weeklyTitles) state.weeklyTitles.add(t);
     finished = new Set();
   }
-  const job = rng.weighted(JOBS, [4, 1, 2, 1, 1]);
+  const job = rng.weighted(JOBS, [4, 1, 2, 1, 1, 1]);
   // A run with work to do (its job, or one of start's, has not run to its end in this epoch yet) draws faults that
   // fire only where there is work (faults.ts).
   const atWork = job === 'start' ? JOBS.some((j) => j !== 'start' && !finished.has(j)) : !finished.has(job);
@@ -471,11 +540,11 @@ for (const v of state.violations) byInvariant.set(v.invariant, (byInvariant.get(
 const table = (rows: [string, string | number][]) => rows.map(([k, v]) => `| ${k} | ${v} |`).join('\n');
 const report = `# Chaos
 
-\`npm run chaos\` (scripts/chaos.ts): randomized runs of the digest, the archive, the license alerts and the license
-report against the in-process emulator with fault profiles drawn from the seed, some SIGKILLed at a drawn delay, over
-one work directory kept across runs; the invariants are checked after every run and, after one fault-free run, at
-the end of every epoch of ${EPOCH_RUNS} runs (each epoch its own archive prefix, digest id and title, recipients and
-Slack, Teams and webhook channels in the same work directory).
+\`npm run chaos\` (scripts/chaos.ts): randomized runs of the digest, the archive, the license alerts, the license
+report and the usage alerts against the in-process emulator with fault profiles drawn from the seed, some SIGKILLed at
+a drawn delay, over one work directory kept across runs; the invariants are checked after every run and, after one
+fault-free run, at the end of every epoch of ${EPOCH_RUNS} runs (each epoch its own archive prefix, digest id and
+title, recipients, Slack, Teams and webhook channels and usage alert rules in the same work directory).
 
 - Date: ${new Date().toISOString()}
 - Seed: **${SEED}** (emulator data set ${JSON.stringify(emulatorOptions)})
@@ -496,6 +565,8 @@ Slack, Teams and webhook channels in the same work directory).
   the epochs' ends: ${stats.chatUnknownRecords} (a license alert batch counts one per alert); webhook deliveries still
   claimed by a killed run at an epoch's end (lease not over, taken over after it): ${stats.webhookPending}
 - Archive runs told to every channel their manifest names (checked at the epochs' ends): ${stats.archiveRunsTold}
+- Usage alert changes judged (a backtest of each epoch's rules, checked at its end): ${stats.usageAlerts.changes}, their
+  deliveries (change × recipient) ${stats.usageAlerts.done} done, ${stats.usageAlerts.unknown} unknown, ${stats.usageAlerts.pending} still claimed by a killed run
 - Invariant violations: **${state.violations.length}**
 
 ## Faults injected
@@ -528,6 +599,19 @@ under another message, so a chat message whose outcome is unknown was never post
 under one id — one \`webhook-id\` per event subject (digest and week, report week, each license alert shown) and
 channel, each signature verified with the \`standardwebhooks\` package, every delivery recorded done posted, none left
 unknown, and every week due by email delivered to each channel the digest and the report name.
+
+The usage alerts (scripts/chaos/usage-alert-invariants.ts) run \`pulse usage-alerts --since ${USAGE_ALERTS_SINCE}\` (and
+within \`pulse start\`) with each epoch's three rules on the chaos product's planted episodes (a tracked event's
+surge against the day before and against its median, a version's weekly share of active clients), to two email
+recipients and every channel kind. At most once per (change, recipient): no change in two emails (each email lists
+the ledger keys it tells in \`X-Pulse-Usage-Alert-Keys\`); no change in two chat posts (a post tells the key of its
+\`x-pulse-delivery\` id and the keys recorded done under it, never fewer than its summary counts, and a channel's
+posts no more changes than it has keys); each change in a webhook's \`data.changes\` under one \`webhook-id\`. The
+stored states (\`usage-alert-state#…\`) agree with the ledger after every run that judged: no \`resolved\` claimed
+for a recipient without a \`firing\` before it, and a state's last change is the last one claimed for each
+recipient. At each epoch's end a backtest of its rules from the same day finds the changes judged: each has a ledger
+record for every recipient (done — in the outbox, or posted to the webhook — unknown, or claimed by a killed run)
+and no record names a change it does not find.
 
 | invariant | violations |
 | --- | --- |

@@ -10,7 +10,7 @@
  *   ids Pulse computed; every post's delivery has its ledger record, never released and never done under another
  *   message (a chat message whose outcome is unknown is never posted again: the same two checks).
  * - Webhooks are read by programs, at least once under one id: every event subject (a digest and week, a report
- *   week, each license alert shown) has one `webhook-id` across all its deliveries, each event's signature verifies,
+ *   week, each license alert shown, each usage alert change) has one `webhook-id` across all its deliveries, each event's signature verifies,
  *   and every delivery the ledger records as done, or that an epoch's fault-free closing run made due, was posted.
  */
 import { existsSync } from 'node:fs';
@@ -25,6 +25,7 @@ import { archiveEventLedgerKey, LICENSE_FIRST_RUN_PREFIX } from '../../src/core/
 import { unknownNoticeKey } from '../../src/core/delivery/unknown-delivery-notice.ts';
 import { mailEventNoticeKey } from '../../src/mail-events/delivery-of.ts';
 import type { ChannelKind } from '../../src/ports/channels.ts';
+import { seriesKey } from '../../src/usage-alerts/series.ts';
 import type { ChaosState, SeenPost } from './invariants.ts';
 
 /** What an epoch's closing run made due in its channels: each week the ledger holds an email delivery of. */
@@ -87,10 +88,38 @@ export function webhookSubjects(payload: Obj): string[] {
       return (Array.isArray(data.shown) ? data.shown.filter(isObj) : []).map(
         (a) => `license.alert#${str(a.productId)}#${str(a.licenseKey)}#${str(a.stage)}#${str(a.expiryDate)}`,
       );
+    case 'usage.alerts':
+      // Every change the event tells (all of them, not only those a chat shows), named as its ledger key names it.
+      return (Array.isArray(data.changes) ? data.changes.filter(isObj) : []).map((c) =>
+        usageAlertSubject(
+          `${seriesKey({ ruleId: str(c.ruleId), productId: str(c.productId), segment: c.segment === null ? null : str(c.segment) })}` +
+            `#${str(c.period)}#${c.repeat === true ? 'firing-again' : str(c.state)}`,
+        ),
+      );
     default:
       // Notices: their subject is their ledger key, which the event does not carry; its id stands for it.
       return [];
   }
+}
+
+/** A usage alert change's webhook subject, from its ledger key's change part: `<series>#<period>#<state>`. */
+export const usageAlertSubject = (change: string): string => `usage.alert#${change}`;
+
+/** The summary a usage alerts chat post opens with: "3 usage alerts firing, 2 resolved: …", "1 usage alert resolved: …". */
+const USAGE_SUMMARY = /^(\d+) usage alerts? (firing|resolved)(?:, (\d+) resolved)?: /;
+
+/** How many changes a usage alerts chat post says it tells (its summary's counts); undefined for other posts. */
+export function usageAlertCount(payload: unknown): number | undefined {
+  if (typeof payload === 'string') {
+    const m = USAGE_SUMMARY.exec(payload);
+    return m ? Number(m[1]) + Number(m[3] ?? 0) : undefined;
+  }
+  const values = Array.isArray(payload) ? payload : isObj(payload) ? Object.values(payload) : [];
+  for (const v of values) {
+    const found = usageAlertCount(v);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** The first string in the payload (depth first) that is a weekly subject's title: `<title> · <week…>`. */
@@ -149,6 +178,7 @@ async function readPost(channelsDir: string, file: string, titles: ReadonlySet<s
     return { file, channel, kind, id, type: str(payload.type), subjects: webhookSubjects(payload), signed };
   }
   const weekly = weeklyTitle(payload, titles);
+  const usageAlerts = usageAlertCount(payload);
   return {
     file,
     channel,
@@ -156,6 +186,7 @@ async function readPost(channelsDir: string, file: string, titles: ReadonlySet<s
     id: headers[DELIVERY_ID_HEADER] ?? '',
     subjects: [],
     ...(weekly !== undefined ? { weekly } : {}),
+    ...(usageAlerts !== undefined ? { usageAlerts } : {}),
   };
 }
 

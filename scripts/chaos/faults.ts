@@ -124,6 +124,8 @@ export const WORK_FAULTS = {
   archive: [UPLOAD],
   licenses: [DELIVERY, CHANNEL_FAULT_KINDS],
   report: [[...UPLOAD, ...DELIVERY], CHANNEL_FAULT_KINDS], // the report writes its registry snapshots to the archive
+  // A claim's failure too: a change whose claim failed holds its series' later changes back (tell-changes.ts).
+  'usage-alerts': [[...DELIVERY, 'dynamoClaim'], CHANNEL_FAULT_KINDS],
 } as const satisfies Record<string, readonly (readonly FaultKind[])[]>;
 
 export interface DrawnFaults {

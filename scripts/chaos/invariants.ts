@@ -13,6 +13,7 @@ import { parseCsv } from '../../emulator/files/csv.ts';
 import { findBrokenS3rverEntries } from '../../src/adapters/local/s3rver-recovery.ts';
 import { stageTitle } from '../../src/licenses/alerts/stage.ts';
 import type { ChannelKind } from '../../src/ports/channels.ts';
+import { USAGE_ALERT_KEYS_HEADER } from '../../src/usage-alerts/tell-changes.ts';
 
 export const INVARIANTS = [
   'archive: object matches the service bytes',
@@ -33,6 +34,12 @@ export const INVARIANTS = [
   'channel: every due webhook event delivered',
   'channel: every due chat post sent or unknown',
   'channel: every archive run told',
+  'usage alerts: one email per (change, recipient)',
+  'usage alerts: one chat post per (change, channel)',
+  'usage alerts: no resolved before its firing',
+  'usage alerts: stored state told',
+  'usage alerts: every judged change told or unknown',
+  'usage alerts: nothing told that was not judged',
   'no crash',
   'no secret in any output',
 ] as const;
@@ -62,6 +69,8 @@ export interface SeenEmail {
   notice?: string;
   /** License alerts: `<recipient>#<product name>#<key>#<stage title>`. */
   alerts: string[];
+  /** Usage alerts: the ledger key of each change the email tells (its X-Pulse-Usage-Alert-Keys header). */
+  usageAlerts: string[];
 }
 
 /** One channel post file as the channel invariants read it (channel-invariants.ts); the state keeps them by file. */
@@ -80,6 +89,8 @@ export interface SeenPost {
   weekly?: string;
   /** Webhooks: the body's id is the `webhook-id` and the signature verifies. */
   signed?: boolean;
+  /** Chat: how many usage alert changes the post says it tells (its summary), when it is a usage alerts post. */
+  usageAlerts?: number;
   /** The file is no post record (not JSON, no headers): reported once, then left out. */
   broken?: true;
 }
@@ -96,10 +107,20 @@ export class ChaosState {
   readonly channelPosts = new Map<string, SeenPost>();
   /** The titles of weekly subjects (digests, license reports): one chat post per title, week and channel. */
   readonly weeklyTitles = new Set<string>();
+  /** Violations of checks that read the whole ledger after many runs: each reported once (`violateOnce`). */
+  readonly reported = new Set<string>();
   run = 0;
 
   violate(invariant: Invariant, detail: string): void {
     this.violations.push({ run: this.run, invariant, detail });
+  }
+
+  /** A violation that a later check of the same ledger would find again: the first run that shows it counts. */
+  violateOnce(invariant: Invariant, detail: string): void {
+    const id = `${invariant}\u0000${detail}`;
+    if (this.reported.has(id)) return;
+    this.reported.add(id);
+    this.violate(invariant, detail);
   }
 }
 
@@ -257,15 +278,21 @@ async function alertsOf(raw: Buffer, to: string): Promise<string[]> {
     : [`${to}#?#?#unparsed ${basename(parsed.messageId ?? '')}`];
 }
 
-/** Reads the outbox's new `.eml` files and checks: one digest per (digest, week, recipient), one alert per key. */
+/**
+ * Reads the outbox's new `.eml` files and checks: one digest per (digest, week, recipient), one license alert per
+ * key, one usage alert per change and recipient (the ledger keys its X-Pulse-Usage-Alert-Keys header lists, each
+ * ending in the address it went to).
+ */
 export async function checkEmails(state: ChaosState, outboxDir: string): Promise<void> {
   if (!existsSync(outboxDir)) return;
   const files = (await readdir(outboxDir)).filter((f) => f.endsWith('.eml')).sort();
   const digests = new Map<string, string>();
   const alerts = new Map<string, string>();
+  const changes = new Map<string, string>();
   for (const [, e] of state.emails) {
     if (e.digest && !e.notice) digests.set(`${e.digest}#${e.week}#${e.to}`, e.file);
     for (const a of e.alerts) alerts.set(a, e.file);
+    for (const k of e.usageAlerts) changes.set(k, e.file);
   }
   for (const file of files) {
     if (state.emails.has(file)) continue;
@@ -278,6 +305,8 @@ export async function checkEmails(state: ChaosState, outboxDir: string): Promise
     const week = header(head, 'X-Pulse-Week');
     const notice = header(head, 'X-Pulse-Notice') ?? header(head, 'X-Pulse-License-Alerts-Notice');
     const isAlerts = header(head, 'X-Pulse-License-Alerts') !== undefined && !notice;
+    const isUsageAlerts = header(head, 'X-Pulse-Usage-Alerts') !== undefined && !notice;
+    const usageAlerts = (header(head, USAGE_ALERT_KEYS_HEADER) ?? '').split(/\s+/).filter((k) => k !== '');
     const email: SeenEmail = {
       file,
       to,
@@ -285,6 +314,7 @@ export async function checkEmails(state: ChaosState, outboxDir: string): Promise
       ...(week ? { week } : {}),
       ...(notice ? { notice } : {}),
       alerts: isAlerts ? await alertsOf(raw, to) : [],
+      usageAlerts: isUsageAlerts ? usageAlerts : [],
     };
     state.emails.set(file, email);
     if (digest && week && !notice) {
@@ -297,6 +327,15 @@ export async function checkEmails(state: ChaosState, outboxDir: string): Promise
       const other = alerts.get(a);
       if (other) state.violate('email: one alert per (key, stage, recipient)', `${a}: ${other} and ${file}`);
       alerts.set(a, file);
+    }
+    if (isUsageAlerts && usageAlerts.length === 0) {
+      state.violate('usage alerts: one email per (change, recipient)', `${file}: no ${USAGE_ALERT_KEYS_HEADER} header`);
+    }
+    for (const k of email.usageAlerts) {
+      const other = changes.get(k);
+      if (other) state.violate('usage alerts: one email per (change, recipient)', `${k}: ${other} and ${file}`);
+      if (!k.endsWith(`#${to}`)) state.violate('usage alerts: one email per (change, recipient)', `${k} sent to ${to}`);
+      changes.set(k, file);
     }
   }
 }

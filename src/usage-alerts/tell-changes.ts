@@ -10,6 +10,9 @@
  * run and takes their keys over, `'confirm'` records them as delivered without sending. A webhook is at least once:
  * its claims left unknown are taken over by any run, and a post that may not have arrived leaves its series untold,
  * so the next run posts it again under the same id.
+ *
+ * A change whose claim failed holds back its series' later changes to that recipient (they follow it next run): a
+ * `resolved` without the `firing` it ends would be the first thing the reader hears.
  */
 import type { ChannelConfig } from '../config/channels-schema.ts';
 import type { PulseConfig } from '../config/schema.ts';
@@ -28,12 +31,16 @@ import {
 import { deliveredOrUnderWay } from '../core/delivery/delivery-tally.ts';
 import { usageAlertLedgerKey } from '../core/delivery/ledger-keys.ts';
 import type { JobPorts } from '../ports/job-ports.ts';
+import type { MailMessage } from '../ports/mailer.ts';
 import { NotSentError } from '../ports/not-sent.ts';
 import { type AlertItem, usageAlertChannelMessage, usageAlertEmail } from './alert-message.ts';
 import type { StateChange } from './evaluate.ts';
 import { dataAgeHours } from './periods.ts';
 import { seriesKey } from './series.ts';
 import { changeOf, unknownEntryOf } from './unknown-changes.ts';
+
+/** The header listing the ledger keys an email tells, space-separated (no key holds one: a segment is percent-encoded). */
+export const USAGE_ALERT_KEYS_HEADER = 'X-Pulse-Usage-Alert-Keys';
 
 /** `usageAlertStates` keeps the changes whose delivery is unknown; without it they are only reported. */
 export type TellPorts = Pick<
@@ -134,7 +141,12 @@ async function tellTarget(
   const webhook = target.channel?.kind === 'webhook';
   const resend = opts.unknownDeliveries === 'resend';
   const claimed: Entry[] = [];
+  // A series whose change could not be claimed here (certainly not told) tells its later changes after it.
+  const waiting = new Set<string>();
   for (const entry of target.items) {
+    const series = seriesKey(entry.item.change);
+    if (waiting.has(series)) continue;
+    // A webhook's claim left unknown (a run died holding it) is taken over: a program takes each change at least once.
     const claim = await claimKey(ports, entry.key, resend || webhook ? { resendUnknown: true } : {});
     if (claim === 'claimed') claimed.push(entry);
     else if (claim.outcome === 'alreadySent') {
@@ -144,6 +156,7 @@ async function tellTarget(
       await confirm(ports, target, entry, told, kept);
     } else {
       note(told, target, [entry], claim);
+      if (claim.outcome === 'failed') waiting.add(series);
       // Met unknown (its run died before it could keep it): kept now, for a person's decision.
       if (claim.outcome === 'unknown' && !entry.kept) kept.add.push(entry);
     }
@@ -159,12 +172,7 @@ async function tellTarget(
         receiver: channelLabel(target.channel),
         ...settle,
       })
-    : await sendClaimed(
-        ports,
-        keys,
-        { ...(await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now })), delivery: keys[0]! },
-        settle,
-      );
+    : await sendClaimed(ports, keys, await emailOf(config, target, items, keys, now), settle);
   if (delivery.outcome === 'sent') {
     told[target.channel ? 'posts' : 'emails']++;
     told.resent += again.length;
@@ -240,6 +248,21 @@ async function updateKept(ports: TellPorts, target: Target, kept: Kept, told: To
         `--resend-unknown (${kept.add.length} to add, ${kept.drop.length} to drop): ${describe(e)}`,
     );
   }
+}
+
+/**
+ * The email of a recipient's changes, naming its delivery (the first key) and, in USAGE_ALERT_KEYS_HEADER, every
+ * change it tells: what a bounce or a check of the outbox matches against the ledger.
+ */
+async function emailOf(
+  config: PulseConfig,
+  target: Target,
+  items: AlertItem[],
+  keys: string[],
+  now: Date,
+): Promise<MailMessage> {
+  const email = await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now });
+  return { ...email, headers: { ...email.headers, [USAGE_ALERT_KEYS_HEADER]: keys.join(' ') }, delivery: keys[0]! };
 }
 
 /** Every recipient of every change, each with its changes in the run's order. */
