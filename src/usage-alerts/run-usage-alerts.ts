@@ -50,7 +50,10 @@ export interface JudgeOptions {
 export type UsageAlertCounts = {
   rules: number;
   series: number;
-  /** Report calls made: one per product and metric family, not per rule. */
+  /**
+   * Report calls made: one per product and metric family, not per rule (exception files: the listing and one per
+   * file downloaded; engagement: one per period; plan-calls.ts).
+   */
   calls: number;
   firing: number;
   resolved: number;

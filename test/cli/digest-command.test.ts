@@ -151,6 +151,18 @@ describe('pulse start', () => {
     expect(raws.filter((raw) => !alerts.test(raw))).toHaveLength(weekOver ? 3 : 2);
     // The example's usage rules fire on the emulator's planted episodes (and, on most weekdays, resolve after them:
     // a weekly rule's last week is complete only from Tuesday): one email.
-    expect(raws.filter((raw) => /^X-Pulse-Usage-Alerts: [1-9]\d* firing/im.test(raw))).toHaveLength(1);
+    const usage = raws.filter((raw) => /^X-Pulse-Usage-Alerts: [1-9]\d* firing/im.test(raw));
+    expect(usage).toHaveLength(1);
+    // Among them the exception type that spikes 13 to 10 days before today (desktop-timeout-spike): told firing on
+    // its first day, and resolved after it, in the same email.
+    const { text } = await simpleParser(usage[0]!);
+    const items = (text ?? '').split('\n* ');
+    const first = new Date(Date.now() - 13 * 86_400_000);
+    const day = `${first.toUTCString().slice(0, 3)} ${first.getUTCDate()} ${first.toUTCString().slice(8, 11)} ${first.getUTCFullYear()}`;
+    const spike = (state: string) =>
+      items.filter((i) => i.startsWith(`${state}: Example Desktop · “TimeoutError” exceptions`));
+    expect(spike('FIRING')).toHaveLength(1);
+    expect(spike('FIRING')[0]).toContain(`Period: ${day} `);
+    expect(spike('RESOLVED')).toHaveLength(1);
   }, 120_000); // the whole weekly cycle: about 25 s on a loaded 2-CPU machine
 });
