@@ -154,15 +154,16 @@ describe('pulse start', () => {
     const usage = raws.filter((raw) => /^X-Pulse-Usage-Alerts: [1-9]\d* firing/im.test(raw));
     expect(usage).toHaveLength(1);
     // Among them the exception type that spikes 13 to 10 days before today (desktop-timeout-spike): told firing on
-    // its first day, and resolved after it, in the same email.
+    // its first day, and resolved after it, in the same email. Its daily counts are small and noisy, so on some days
+    // it also fires once on noise (docs/usage-alerts.md "Trying it locally"): only the spike's own changes are checked.
     const { text } = await simpleParser(usage[0]!);
     const items = (text ?? '').split('\n* ');
-    const first = new Date(Date.now() - 13 * 86_400_000);
-    const day = `${first.toUTCString().slice(0, 3)} ${first.getUTCDate()} ${first.toUTCString().slice(8, 11)} ${first.getUTCFullYear()}`;
+    const utc = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000);
+    const label = (d: Date) =>
+      `${d.toUTCString().slice(0, 3)} ${d.getUTCDate()} ${d.toUTCString().slice(8, 11)} ${d.getUTCFullYear()}`;
     const spike = (state: string) =>
       items.filter((i) => i.startsWith(`${state}: Example Desktop · “TimeoutError” exceptions`));
-    expect(spike('FIRING')).toHaveLength(1);
-    expect(spike('FIRING')[0]).toContain(`Period: ${day} `);
-    expect(spike('RESOLVED')).toHaveLength(1);
+    expect(spike('FIRING').some((i) => i.includes(`Period: ${label(utc(13))} `))).toBe(true);
+    expect(spike('RESOLVED').length).toBeGreaterThanOrEqual(1);
   }, 120_000); // the whole weekly cycle: about 25 s on a loaded 2-CPU machine
 });
