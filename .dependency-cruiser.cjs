@@ -4,7 +4,15 @@
  * what they share is src/core; src/ports holds interfaces only; adapters implement ports; src/app, functions/ and
  * bin/ wire them together.
  */
-const JOBS = ['digest', 'archive', 'licenses/alerts', 'licenses/report', 'licenses/sync', 'mail-events'];
+const JOBS = [
+  'digest',
+  'archive',
+  'licenses/alerts',
+  'licenses/report',
+  'licenses/sync',
+  'mail-events',
+  'usage-alerts',
+];
 const others = (job) => JOBS.filter((j) => j !== job && !(job.startsWith('licenses/') && j === 'licenses/shared'));
 
 module.exports = {

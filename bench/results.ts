@@ -153,7 +153,7 @@ export function usageAlertRows(r: UsageAlertsResult, bundle: BundleResult): Row[
       unit: 'calls',
       target: r.callTarget,
       detail:
-        'one dateRangeReport per product (every client count and share), one split by the segment property, one basicTimeline (every event); target: one per product and metric family',
+        'one dateRangeReport per product (every client count and share), one split by the segment property, one basicTimeline (every event); target: one per product and metric family (exception and engagement rules, not among these 20, cost a file listing plus a download per file, and one usageDistribution per period: docs/usage-alerts.md "Cost")',
     },
     {
       metric: "usage alerts: a year's backtest of 10 rules against the local emulator",

@@ -14,25 +14,61 @@ const EventSelector = z.strictObject({
   match: z.enum(['string', 'regex']).default('string').describe('how category and name are matched'),
 });
 
+/** Exceptions by their `exception.type`, matched as a string (default) or an ECMAScript regex (unanchored). */
+const ExceptionSelector = z.strictObject({
+  type: z.string().min(1).describe("the exception's type, e.g. java.lang.NullPointerException"),
+  match: z.enum(['string', 'regex']).default('string').describe('how the type is matched'),
+});
+
 export const CLIENT_STATUSES = ['active', 'new', 'lost'] as const;
+
+/**
+ * The `usageDistribution` bins of sessions and of runtime in the range, in order, as docs/interface.md "Usage
+ * distribution" lists them: an engagement rule's `atLeast` names one of them.
+ */
+export const ENGAGEMENT_BINS = {
+  sessions: ['≤ 1', '2', '3', '4 - 5', '6 - 8', '9 - 12', '13 - 20', '≥ 21'],
+  runtime: ['≤ 0:05', '0:06 - 0:15', '0:16 - 0:30', '0:31 - 1:00', '1:01 - 2:00', '2:01 - 5:00', '≥ 5:01'],
+} as const;
+
+const KINDS = 'the metric: clients, eventCount, segmentShare, exceptionCount or engagement';
 
 const Metric = z
   .discriminatedUnion('kind', [
     z.strictObject({
-      kind: z.literal('clients').describe('the metric: clients, eventCount or segmentShare'),
+      kind: z.literal('clients').describe(KINDS),
       status: z.enum(CLIENT_STATUSES).describe('active, new or lost clients (dateRangeReport)'),
     }),
     z.strictObject({
-      kind: z.literal('eventCount').describe('the metric: clients, eventCount or segmentShare'),
+      kind: z.literal('eventCount').describe(KINDS),
       event: EventSelector.describe('occurrences of this tracked event (basicTimeline)'),
     }),
     z.strictObject({
-      kind: z.literal('segmentShare').describe('the metric: clients, eventCount or segmentShare'),
+      kind: z.literal('segmentShare').describe(KINDS),
       property: z.string().min(1).describe('a property from productProperties, e.g. prodVersion'),
       value: z.string().min(1).describe('its value whose share of active clients is judged, e.g. 5.2'),
     }),
+    z.strictObject({
+      kind: z.literal('exceptionCount').describe(KINDS),
+      exception: ExceptionSelector.describe('occurrences of exceptions of this type (the exception files)'),
+    }),
+    z.strictObject({
+      kind: z.literal('engagement').describe(KINDS),
+      measure: z
+        .enum(['sessions', 'runtime'])
+        .describe("which histogram of usageDistribution: a client's sessions or runtime in the period"),
+      atLeast: z
+        .string()
+        .min(1)
+        .describe('the lowest bin counted, a label of that histogram, e.g. "6 - 8" or "≥ 5:01"'),
+      as: z
+        .enum(['clients', 'share'])
+        .describe('the clients in that bin or above, or their share of active clients (%)'),
+    }),
   ])
-  .describe('what is judged: clients, a tracked event’s count, or a property value’s share of active clients (%)');
+  .describe(
+    'what is judged: clients, a tracked event’s count, a property value’s share of active clients (%), an exception type’s count, or the clients with at least so many sessions or so much runtime',
+  );
 
 const Direction = z.enum(['up', 'down', 'either']).default('either').describe('which way fires');
 
@@ -102,7 +138,7 @@ export const UsageAlertRule = z
       .min(0)
       .default(0)
       .describe(
-        'no firing below this volume (clients, events, or the active clients a share is of) in the judged period',
+        'no firing below this volume (clients, events, exceptions, or the active clients a share is of) in the judged period',
       ),
     settleHours: z
       .number()
@@ -131,14 +167,26 @@ export const UsageAlertRule = z
     channels: ChannelIds.describe('channels its alerts are posted to (ids from `channels`)'),
     owner: Email.describe('who owns the rule: told when it cannot be judged'),
   })
-  // What the interface can answer: tracked events come unfiltered and unsegmented (basicTimeline), a share is of one
-  // value already.
+  // What the interface can answer: tracked events come unfiltered and unsegmented (basicTimeline), exceptions from
+  // files that hold every line, a share is of one value already.
   .superRefine((rule, ctx) => {
+    const m = rule.metric;
+    if (m.kind === 'exceptionCount' && m.exception.match === 'regex') {
+      const problem = regexProblem(m.exception.type);
+      if (problem)
+        ctx.addIssue({ code: 'custom', path: ['metric', 'exception', 'type'], message: `not a regex: ${problem}` });
+    }
+    if (m.kind === 'engagement' && !(ENGAGEMENT_BINS[m.measure] as readonly string[]).includes(m.atLeast))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['metric', 'atLeast'],
+        message: `not a ${m.measure} bin: "${m.atLeast}" (one of ${ENGAGEMENT_BINS[m.measure].map((b) => `"${b}"`).join(', ')})`,
+      });
     if (rule.segment && rule.metric.kind !== 'clients')
       ctx.addIssue({
         code: 'custom',
         path: ['segment'],
-        message: `not with a ${rule.metric.kind} metric (clients only)`,
+        message: `not with the ${rule.metric.kind} metric (clients only)`,
       });
     if (rule.filters && rule.metric.kind === 'eventCount')
       ctx.addIssue({
@@ -146,9 +194,24 @@ export const UsageAlertRule = z
         path: ['filters'],
         message: 'not with an eventCount metric (basicTimeline takes none)',
       });
+    if (rule.filters && rule.metric.kind === 'exceptionCount')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['filters'],
+        message: 'not with an exceptionCount metric (the exception files are counted whole)',
+      });
     if (rule.recipients.length === 0 && rule.channels.length === 0)
       ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'needs recipients or channels' });
   });
+
+function regexProblem(source: string): string | undefined {
+  try {
+    new RegExp(source);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
 
 export const UsageAlerts = z
   .strictObject({

@@ -11,7 +11,7 @@ import { cleanLabel } from '../charts/text.ts';
 import type { UsageAlertRule } from '../config/usage-alerts-schema.ts';
 import { isoWeekOf, localDateTime, shortDate, weekLabel } from '../core/calendar.ts';
 import { EVIDENCE_CHART_HEIGHT, EVIDENCE_CHART_WIDTH, type EvidenceChartSpec } from './alert-chart.ts';
-import type { AlertState, StateChange } from './evaluate.ts';
+import { type AlertState, isShare, type StateChange } from './evaluate.ts';
 import { periodEnd } from './periods.ts';
 
 export interface AlertItem {
@@ -99,7 +99,7 @@ const SMALL = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximum
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 type Format = 'count' | 'percent';
-const formatOf = (rule: UsageAlertRule): Format => (rule.metric.kind === 'segmentShare' ? 'percent' : 'count');
+const formatOf = (rule: UsageAlertRule): Format => (isShare(rule) ? 'percent' : 'count');
 
 /** "1,480", "306.5" (a median or a bound), "43.1 %": as the verdict's reason writes them. */
 export function figure(n: number, format: Format): string {
@@ -143,12 +143,29 @@ function metricNoun(rule: UsageAlertRule): string {
     }
     case 'segmentShare':
       return `${clip(m.property, 40)} ${clip(m.value, 40)} share of active clients`;
+    case 'exceptionCount': {
+      const type = clip(m.exception.type, 80);
+      return m.exception.match === 'regex' ? `exceptions matching ${type}` : `“${type}” exceptions`;
+    }
+    case 'engagement': {
+      const clients = engagedClients(m.measure, m.atLeast);
+      return m.as === 'share' ? `share of ${clients}` : clients;
+    }
   }
+}
+
+/** "clients with at least 6 sessions", "clients with at least 2:01 h of runtime"; the first bin is every client. */
+function engagedClients(measure: 'sessions' | 'runtime', atLeast: string): string {
+  if (atLeast.startsWith('≤')) return `active clients (${measure} ${clip(atLeast, 20)} or more)`;
+  const from = clip(atLeast.replace(/^≥\s*/, '').split(' - ')[0]!, 20);
+  return measure === 'sessions'
+    ? `clients with at least ${from} sessions`
+    : `clients with at least ${from} h of runtime`;
 }
 
 /** The unit after a figure: "1,480 active clients", "43.1 % of active clients". */
 function figureUnit(rule: UsageAlertRule): string {
-  return rule.metric.kind === 'segmentShare' ? 'of active clients' : metricNoun(rule);
+  return isShare(rule) ? 'of active clients' : metricNoun(rule);
 }
 
 /** Capitalised for a chart's legend and title. */

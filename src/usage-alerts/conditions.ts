@@ -13,6 +13,11 @@ export interface Point {
   volume: number;
   /** A segment value not among the rule's `segment.limit` largest in this period: kept as history, not judged. */
   outsideLimit?: true;
+  /**
+   * Why the period has no figure (no exception file covers one of its days, the answer lacks the rule's bin): it is
+   * not judged, and a condition that needs it as history waits. Its `value` and `volume` are 0, standing in.
+   */
+  missing?: string;
 }
 
 export type Verdict =
@@ -55,6 +60,7 @@ export function judge(
   /** The figure's smallest step: 1 for a count, 0.1 for a share in % (rounded to one decimal). */
   resolution = 1,
 ): Verdict {
+  if (current.missing !== undefined) return { state: 'undetermined', value: null, reason: current.missing };
   if (current.outsideLimit)
     return { state: 'undetermined', value: current.value, reason: 'not among the segment values judged this period' };
   if (current.volume < minVolume)
@@ -80,6 +86,8 @@ function threshold(c: Extract<UsageCondition, { kind: 'threshold' }>, value: num
 
 function change(c: Extract<UsageCondition, { kind: 'change' }>, value: number, before: Point | undefined): Verdict {
   if (before === undefined) return { state: 'undetermined', value, reason: 'no period before to compare with' };
+  if (before.missing !== undefined)
+    return { state: 'undetermined', value, reason: `the period before has no figure: ${before.missing}` };
   const ref = before.value;
   const factor = c.percent / 100;
   const expected = {
@@ -109,7 +117,11 @@ function deviation(
   history: readonly Point[],
   resolution: number,
 ): Verdict {
-  const base = history.slice(-c.baselinePeriods).map((p) => p.value);
+  // A baseline period without a figure is left out, so the baseline is short and waits: a stand-in 0 would drag it.
+  const base = history
+    .slice(-c.baselinePeriods)
+    .filter((p) => p.missing === undefined)
+    .map((p) => p.value);
   if (base.length < c.baselinePeriods)
     return { state: 'undetermined', value, reason: `${base.length} of ${c.baselinePeriods} baseline periods` };
   const m = median(base);

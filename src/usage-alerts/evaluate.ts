@@ -44,7 +44,11 @@ export function judgeSeries(rule: UsageAlertRule, series: Series, first: string,
 }
 
 /** A share is a percentage rounded to one decimal; every other figure is a count. */
-const resolutionOf = (rule: UsageAlertRule): number => (rule.metric.kind === 'segmentShare' ? 0.1 : 1);
+const resolutionOf = (rule: UsageAlertRule): number => (isShare(rule) ? 0.1 : 1);
+
+/** Whether the rule's figure is a share in % (of active clients) rather than a count. */
+export const isShare = (rule: UsageAlertRule): boolean =>
+  rule.metric.kind === 'segmentShare' || (rule.metric.kind === 'engagement' && rule.metric.as === 'share');
 
 const evidenceUpTo = (series: Series, period: string): Point[] => {
   const at = series.points.findIndex((p) => p.period === period);

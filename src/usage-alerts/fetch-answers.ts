@@ -2,7 +2,8 @@
  * The run's planned report calls (plan-calls.ts), made once each under one session. A call the service refuses or
  * that fails does not stop the others: only the rules whose figures come from it go unjudged, each named with why
  * (a rule's own mistake, such as a property the product lacks, should not silence every other rule). A sign-in that
- * fails still fails the whole run: nothing can be judged then.
+ * fails still fails the whole run: nothing can be judged then. A product's exception files are one planned call:
+ * its listing and downloads (exception-counts.ts) stand or fall together, each call among them counted.
  */
 import {
   AuthenticationError,
@@ -15,6 +16,7 @@ import {
   type ReportingClient,
   SessionLimitError,
 } from '../client/index.ts';
+import { countExceptions } from './exception-counts.ts';
 import type { PlannedCall } from './plan-calls.ts';
 
 export interface CallFailure {
@@ -44,6 +46,13 @@ export async function fetchAnswers(
   await client.withSession(async (session) => {
     await forEachWithConcurrency(calls, concurrency, async (call) => {
       try {
+        if (call.operationId === 'exceptionsListFiles') {
+          const { startDate, stopDate } = call.request as { startDate: string; stopDate: string };
+          const counted = await countExceptions(session, call.productId, startDate, stopDate);
+          fetched.answers.set(call.key, counted.answer);
+          fetched.calls += counted.calls;
+          return;
+        }
         const answer = (await session.call(call.operationId, { productId: call.productId, body: call.request })) as {
           result?: unknown;
         };

@@ -4,16 +4,25 @@
  * segment property, lost-days) for all of them; tracked events from `basicTimeline`, one call per (product, period)
  * with every rule's event as one selector. A share needs the unsegmented report (its denominator) and the one split
  * by its property. Each call covers the union of the ranges its rules need.
+ *
+ * Two families cost more than one call. Exceptions come from the exception files: one planned "call" per product
+ * for every exception rule, made as one `exceptionsListFiles` and one download (`exceptionsDownloadUrl` and its GET)
+ * per file the days need (exception-counts.ts), counted so. Engagement comes from `usageDistribution`, which has no
+ * date split: one call per (product, period, filters), each answering every engagement rule of that period.
  */
 import type { UsageAlertRule } from '../config/usage-alerts-schema.ts';
 import type { IsoDate } from '../core/calendar.ts';
-import { type PeriodUnit, periodStop, shiftPeriod } from './periods.ts';
+import { type PeriodUnit, periodStop, periodsBetween, shiftPeriod } from './periods.ts';
 
 export interface PlannedCall {
   /** What identifies the call among the run's: rules find their answers by it. */
   key: string;
   productId: string;
-  operationId: 'dateRangeReport' | 'basicTimeline';
+  /**
+   * `exceptionsListFiles` stands for the listing and the downloads of the product's exception files
+   * (fetch-answers.ts); its request is the days to count, `startDate`…`stopDate`.
+   */
+  operationId: 'dateRangeReport' | 'basicTimeline' | 'usageDistribution' | 'exceptionsListFiles';
   request: Record<string, unknown>;
 }
 
@@ -27,7 +36,13 @@ export interface RuleSource {
   totals?: string;
   /** An event rule's selector index in the timeline's `events`. */
   selector?: number;
+  /** An engagement rule's calls, one per period (by its start); `call` is then the first of them. */
+  periods?: Record<string, string>;
 }
+
+/** Every call a rule's figures come from: if one failed, the rule is not judged. */
+export const callsOf = (s: RuleSource): string[] =>
+  s.periods ? Object.values(s.periods) : s.totals !== undefined ? [s.call, s.totals] : [s.call];
 
 export interface CallPlan {
   calls: PlannedCall[];
@@ -79,6 +94,22 @@ export function planUsageCalls(
         let index = call.events.findIndex((s) => JSON.stringify(s) === JSON.stringify(selector));
         if (index < 0) index = call.events.push(selector) - 1;
         sources.push({ ruleId: rule.id, productId, call: call.key, selector: index });
+        continue;
+      }
+      if (m.kind === 'exceptionCount') {
+        const call = want(`${productId}|exceptions`, productId, 'exceptionsListFiles', {}, range);
+        sources.push({ ruleId: rule.id, productId, call: call.key });
+        continue;
+      }
+      if (m.kind === 'engagement') {
+        const filters = rule.filters ? { globalFilters: rule.filters } : {};
+        const periods: Record<string, string> = {};
+        for (const period of periodsBetween(range.start, window.last, unit)) {
+          const key = `${productId}|usage|${period}|${unit}|${stableJson(rule.filters ?? {})}`;
+          want(key, productId, 'usageDistribution', filters, { start: period, stop: periodStop(period, unit) });
+          periods[period] = key;
+        }
+        sources.push({ ruleId: rule.id, productId, call: Object.values(periods)[0]!, periods });
         continue;
       }
       const base = {

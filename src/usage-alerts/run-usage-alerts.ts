@@ -15,7 +15,7 @@ import type { SeriesState, UsageAlertStates } from '../ports/usage-alert-states.
 import { replay, type StateChange } from './evaluate.ts';
 import { type CallFailure, fetchAnswers } from './fetch-answers.ts';
 import { lastJudgeablePeriod, periodOf, shiftPeriod } from './periods.ts';
-import { type CallPlan, planUsageCalls } from './plan-calls.ts';
+import { type CallPlan, callsOf, planUsageCalls } from './plan-calls.ts';
 import { type Answers, seriesKey, seriesOf } from './series.ts';
 import { type TellOptions, type TellPorts, TOLD_COUNTS, tellChanges } from './tell-changes.ts';
 import { tellRuleProblems } from './tell-rule-problems.ts';
@@ -51,7 +51,10 @@ export interface JudgeOptions {
 export type UsageAlertCounts = {
   rules: number;
   series: number;
-  /** Report calls made: one per product and metric family, not per rule. */
+  /**
+   * Report calls made: one per product and metric family, not per rule (exception files: the listing and one per
+   * file downloaded; engagement: one per period; plan-calls.ts).
+   */
   calls: number;
   firing: number;
   resolved: number;
@@ -133,7 +136,9 @@ export async function judgeUsageAlerts(
   }
   for (const source of plan.sources) {
     const rule = rules.find((r) => r.id === source.ruleId)!;
-    const failure = failed.get(source.call) ?? (source.totals !== undefined ? failed.get(source.totals) : undefined);
+    const failure = callsOf(source)
+      .map((key) => failed.get(key))
+      .find((f) => f !== undefined);
     if (failure) {
       // Its series keep their states: the periods are judged by a later run once the call answers.
       problems.push({ ruleId: rule.id, productId: source.productId, ...failure });

@@ -3,7 +3,11 @@
  * segment value when the rule is segmented (each period judges its `limit` values with the largest figures).
  */
 import type { UsageAlertRule } from '../config/usage-alerts-schema.ts';
+import { addDays } from '../core/calendar.ts';
 import type { Point } from './conditions.ts';
+import { engagementPoint, sharePercent } from './engagement-figures.ts';
+import type { ExceptionDays } from './exception-counts.ts';
+import { periodOf, periodStop } from './periods.ts';
 import type { RuleSource } from './plan-calls.ts';
 
 export interface Series {
@@ -24,6 +28,13 @@ export function seriesOf(rule: UsageAlertRule, source: RuleSource, answers: Answ
   const result = answers.get(source.call);
   const base = { ruleId: rule.id, productId: source.productId };
   const m = rule.metric;
+  if (m.kind === 'exceptionCount')
+    return [{ ...base, segment: null, points: exceptionPoints(rule, result as ExceptionDays | undefined) }];
+  if (m.kind === 'engagement') {
+    const periods = Object.keys(source.periods ?? {}).sort();
+    const points = periods.map((period) => engagementPoint(m, period, answers.get(source.periods![period]!)));
+    return [{ ...base, segment: null, points }];
+  }
   if (m.kind === 'eventCount') {
     const byPeriod = (result ?? {}) as Record<string, { value: number }[]>;
     const points = sortedPeriods(byPeriod).map((period) => {
@@ -38,7 +49,7 @@ export function seriesOf(rule: UsageAlertRule, source: RuleSource, answers: Answ
     const points = sortedPeriods(totals).map((period) => {
       const all = totals[period]?.active ?? 0;
       const part = segmented[period]?.[m.value]?.active ?? 0;
-      return { period, value: all === 0 ? 0 : round1((part / all) * 100), volume: all };
+      return { period, value: sharePercent(part, all), volume: all };
     });
     return [{ ...base, segment: m.value, points }];
   }
@@ -80,7 +91,35 @@ export function seriesOf(rule: UsageAlertRule, source: RuleSource, answers: Answ
 }
 
 const sortedPeriods = (byPeriod: Record<string, unknown>): string[] => Object.keys(byPeriod).sort();
-const round1 = (n: number): number => Math.round(n * 10) / 10;
+
+/**
+ * An exception rule's count per period: the occurrences of its type on the period's days. A period with a day
+ * without a figure has none (exception-counts.ts says why); a period the answer covers only in part (its days were
+ * fetched for another rule's shorter periods) is left out.
+ */
+function exceptionPoints(rule: UsageAlertRule, days: ExceptionDays | undefined): Point[] {
+  const m = rule.metric as Extract<UsageAlertRule['metric'], { kind: 'exceptionCount' }>;
+  const unit = rule.period.unit;
+  const pattern = m.exception.match === 'regex' ? new RegExp(m.exception.type) : undefined;
+  const matches = (type: string) => (pattern ? pattern.test(type) : type === m.exception.type);
+  const known = Object.keys({ ...days?.counts, ...days?.missing }).sort();
+  const points: Point[] = [];
+  for (const period of [...new Set(known.map((d) => periodOf(d, unit)))]) {
+    let value = 0;
+    let missing: string | undefined;
+    let partial = false;
+    for (let day = period; day <= periodStop(period, unit); day = addDays(day, 1)) {
+      const counts = days?.counts[day];
+      const why = days?.missing[day];
+      if (counts === undefined && why === undefined) partial = true;
+      missing ??= why;
+      for (const [type, n] of Object.entries(counts ?? {})) if (matches(type)) value += n;
+    }
+    if (partial) continue;
+    points.push(missing === undefined ? { period, value, volume: value } : { period, value: 0, volume: 0, missing });
+  }
+  return points;
+}
 
 /** What names a series' state and its ledger keys: rule, product and segment (`-` for none), percent-encoded. */
 export const seriesKey = (s: { ruleId: string; productId: string; segment: string | null }): string =>

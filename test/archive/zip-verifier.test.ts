@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { zipSingleFile } from '../../emulator/files/zip.ts';
-import { ZipVerificationError, ZipVerifier } from '../../src/archive/copy/zip-verifier.ts';
+import { ZipVerificationError, ZipVerifier } from '../../src/core/zip/zip-verifier.ts';
 import { type PythonZipSpec, pythonZipInfos, pythonZips } from './python-zip.ts';
 
 async function verify(zip: Uint8Array, chunkSize = 64 * 1024) {
@@ -101,6 +101,41 @@ describe('ZipVerifier on valid archives', () => {
     expect(zips.map((z) => Buffer.from(z).readUInt16LE(8))).toEqual([8, 0]);
     const python = pythonZipInfos(zips);
     for (const [i, zip] of zips.entries()) expect(await verify(zip, 1000)).toEqual(python[i]);
+  });
+
+  it('hands each entry its uncompressed bytes, in order, and fails with what the reader throws', async () => {
+    const csv = new TextEncoder().encode(
+      'timestamp,exception.type\r\n2026-11-19T00:00:01,TimeoutError\r\n'.repeat(800),
+    );
+    const noise = randomBytes(20_000);
+    for (const [content, method] of [
+      [csv, 8],
+      [noise, 0],
+    ] as const) {
+      const zip = zipSingleFile('entry.csv', content, new Date('2026-11-20T00:00:00Z'));
+      expect(Buffer.from(zip).readUInt16LE(8)).toBe(method);
+      const got: Buffer[] = [];
+      const v = new ZipVerifier({ onData: (name, bytes) => got.push(Buffer.from(`${name}:`), Buffer.from(bytes)) });
+      for (let i = 0; i < zip.length; i += 333) await v.write(zip.subarray(i, i + 333));
+      await v.end();
+      const joined = Buffer.concat(got.filter((b) => b.toString() !== 'entry.csv:'));
+      expect(joined.equals(Buffer.from(content))).toBe(true);
+      const refused = new Error('the reader refuses this entry');
+      const failing = new ZipVerifier({
+        onData: () => {
+          throw refused;
+        },
+      });
+      const error = await (async () => {
+        for (let i = 0; i < zip.length; i += 333) await failing.write(zip.subarray(i, i + 333));
+        await failing.end();
+      })().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBe(refused);
+      await expect(failing.result()).rejects.toBe(refused);
+    }
   });
 });
 

@@ -277,6 +277,70 @@ describe('the usage alert view', () => {
     expect(pct!.reportUrl).toBeNull();
   });
 
+  it('names an exception type and the engaged clients, as a count or a share of active clients', () => {
+    const timeouts = rule({
+      id: 'desktop-timeouts',
+      metric: { kind: 'exceptionCount', exception: { type: 'TimeoutError' } },
+      condition: { kind: 'threshold', above: 30 },
+      minVolume: 0,
+    });
+    const [exc] = usageAlertView(
+      [
+        {
+          change: changeOf(timeouts, [12, 64], DAY, 'firing'),
+          rule: timeouts,
+          productName: 'Example Desktop',
+          dataAgeHours: 30,
+        },
+      ],
+      { now: NOW },
+    ).alerts;
+    expect(exc).toMatchObject({
+      title: 'Example Desktop · “TimeoutError” exceptions',
+      figureText: '64 “TimeoutError” exceptions',
+    });
+    expect(exc!.chart.spec.title).toBe('“TimeoutError” exceptions per day');
+    const busy = rule({
+      id: 'busy-share',
+      metric: { kind: 'engagement', measure: 'sessions', atLeast: '6 - 8', as: 'share' },
+      condition: { kind: 'threshold', below: 20 },
+      minVolume: 0,
+    });
+    const [eng] = usageAlertView(
+      [
+        {
+          change: changeOf(busy, [24.5, 17.2], DAY, 'firing'),
+          rule: busy,
+          productName: 'Example Desktop',
+          dataAgeHours: 30,
+        },
+      ],
+      { now: NOW },
+    ).alerts;
+    expect(eng).toMatchObject({
+      title: 'Example Desktop · share of clients with at least 6 sessions',
+      figureText: '17.2 % of active clients',
+      expectedText: 'at least 20.0 %',
+    });
+    const longRuns = rule({
+      metric: { kind: 'engagement', measure: 'runtime', atLeast: '≥ 5:01', as: 'clients' },
+      condition: { kind: 'threshold', below: 20 },
+      minVolume: 0,
+    });
+    const [run] = usageAlertView(
+      [
+        {
+          change: changeOf(longRuns, [30, 12], DAY, 'firing'),
+          rule: longRuns,
+          productName: 'Example Desktop',
+          dataAgeHours: 30,
+        },
+      ],
+      { now: NOW },
+    ).alerts;
+    expect(run!.figureText).toBe('12 clients with at least 5:01 h of runtime');
+  });
+
   it('says "still firing" for a reminder and ranks it after new onsets', () => {
     const again = drop();
     again.change = { ...again.change, repeat: true };

@@ -31,6 +31,38 @@ describe('threshold', () => {
   });
 });
 
+describe('a period without a figure', () => {
+  const none = (period: string): Point => ({
+    period,
+    value: 0,
+    volume: 0,
+    missing: `no exception file covers ${period}`,
+  });
+  it('is not judged, and says why', () => {
+    expect(judge({ kind: 'threshold', below: 10 }, none('2026-10-31'), [], 0)).toEqual({
+      state: 'undetermined',
+      value: null,
+      reason: 'no exception file covers 2026-10-31',
+    });
+  });
+  it('is no period before for a change, and no baseline period for a deviation (its stand-in 0 never counts)', () => {
+    expect(judge({ kind: 'change', percent: 25, direction: 'either' }, at(5), [none('2026-10-30')], 0)).toMatchObject({
+      state: 'undetermined',
+      reason: 'the period before has no figure: no exception file covers 2026-10-30',
+    });
+    const d = { kind: 'deviation', baselinePeriods: 4, k: 3, direction: 'either' } as const;
+    const history = [...points([10, 11, 10]), none('2026-10-04')];
+    expect(judge(d, at(10), history, 0)).toMatchObject({ state: 'undetermined', reason: '3 of 4 baseline periods' });
+    expect(judge(d, at(10), [...points([12]), ...history], 0)).toMatchObject({ state: 'undetermined' });
+    // It waits until the gap has left the last `baselinePeriods`.
+    expect(judge(d, at(10), [...history, ...points([10, 11, 9], 5)], 0)).toMatchObject({ state: 'undetermined' });
+    expect(judge(d, at(10), [...history, ...points([10, 11, 9, 10], 5)], 0)).toMatchObject({
+      state: 'ok',
+      reference: 10,
+    });
+  });
+});
+
 describe('change against the period before', () => {
   const down = { kind: 'change', percent: 25, direction: 'down' } as const;
   it('fires at a drop of at least the percentage, not at a rise', () => {

@@ -1,11 +1,15 @@
 /**
  * Each condition kind against the emulator's planted episodes (emulator/data/episodes.ts), over real sockets: the
- * tracked event that doubles and the version that loses half its clients. Each rule fires on the episode's first
- * period and resolves on the first period after it; a period is not judged before its settle delay has passed; and
- * under the minimum volume nothing fires.
+ * tracked event that doubles, the version that loses half its clients and the exception type that spikes. Each rule
+ * fires on the episode's first period and resolves on the first period after it; a period is not judged before its
+ * settle delay has passed; and under the minimum volume nothing fires.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Emulator, EventSurge, VersionDrop } from '../../emulator/index.ts';
+import { EXCEPTION_TYPES } from '../../emulator/data/catalogue.ts';
+import { parseDay } from '../../emulator/data/dates.ts';
+import { dayPicks } from '../../emulator/families/files/day-lines.ts';
+import { FAMILIES } from '../../emulator/families/files/families.ts';
+import type { Emulator, EventSurge, ExceptionSpike, VersionDrop } from '../../emulator/index.ts';
 import { ConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { reportingClientFor } from '../../src/app/service-client.ts';
 import { parseConfig } from '../../src/config/load.ts';
@@ -19,10 +23,12 @@ const logger = new ConsoleLogger({ service: 'test', level: 'error', write: () =>
 let emu: Emulator;
 let surge: EventSurge;
 let drop: VersionDrop;
+let spike: ExceptionSpike;
 beforeAll(async () => {
   emu = await startTestEmulator({ clients: 3000 });
   surge = emu.episodes.find((e): e is EventSurge => e.kind === 'eventSurge')!;
   drop = emu.episodes.find((e): e is VersionDrop => e.kind === 'versionDrop')!;
+  spike = emu.episodes.find((e): e is ExceptionSpike => e.kind === 'exceptionSpike')!;
 });
 afterAll(() => emu?.close());
 
@@ -141,5 +147,86 @@ describe('the version that loses half its clients', () => {
     expect(firing[0]! >= addDays(drop.startDate, -6)).toBe(true);
     expect(firing[0]! <= addDays(drop.startDate, 7)).toBe(true);
     expect(resolved.some((p) => p > firing[0]!)).toBe(true);
+  }, 120_000);
+});
+
+describe('the exception type that spikes', () => {
+  const spikeRule = (id: string, over: Record<string, unknown>) => ({
+    ...base,
+    id,
+    productIds: [spike.productId],
+    metric: { kind: 'exceptionCount', exception: { type: spike.exceptionType } },
+    ...over,
+  });
+  /** The emulator's own lines of the type on a day (the data its exception files are written from). */
+  const linesOn = (date: string) => {
+    const picks = dayPicks(emu.state.products.get(spike.productId)!, FAMILIES.exceptions, parseDay(date)!);
+    return [...picks.hash].filter((h) => EXCEPTION_TYPES[h % EXCEPTION_TYPES.length] === spike.exceptionType).length;
+  };
+
+  it('fires on its first day under a deviation and a threshold rule, and resolves the day after it ends', async () => {
+    const from = addDays(spike.startDate, -14);
+    const to = addDays(spike.endDate, 5);
+    const before = Array.from({ length: 14 }, (_, i) => linesOn(addDays(from, i))).sort((a, b) => a - b);
+    const usual = before[before.length >> 1]!;
+    const changes = await backtest(
+      [
+        spikeRule('deviation', { condition: { kind: 'deviation', baselinePeriods: 8, k: 4, direction: 'up' } }),
+        spikeRule('threshold', { condition: { kind: 'threshold', above: usual * 3 }, minVolume: 1 }),
+      ],
+      from,
+      to,
+    );
+    const expected = [
+      [spike.startDate, 'firing'],
+      [addDays(spike.endDate, 1), 'resolved'],
+    ];
+    expect(changes.filter(([r]) => r === 'deviation').map(([, p, s]) => [p, s])).toEqual(expected);
+    expect(changes.filter(([r]) => r === 'threshold').map(([, p, s]) => [p, s])).toEqual(expected);
+  }, 120_000);
+
+  it('counts what the exception files hold: each day’s figure is the emulator’s lines of the type', async () => {
+    const config = parseConfig({
+      ...rawConfigFor(emu),
+      products: emu.products.map((p) => ({ id: p.productId })),
+      usageAlerts: { rules: [spikeRule('counts', { condition: { kind: 'threshold', above: 1e9 } })] },
+    });
+    const ports = {
+      client: reportingClientFor(config.service, () => emu.credentials, logger),
+      clock: fixedClock(`${TEST_TODAY}T12:00:00.000Z`),
+      logger,
+    };
+    const from = addDays(spike.startDate, -3);
+    const judged = await judgeUsageAlerts(config, ports, { from, to: addDays(spike.endDate, 2) });
+    const { counts } = judged.answers.get(judged.plan.sources[0]!.call) as { counts: Record<string, object> };
+    const days = Object.keys(counts).filter((d) => d >= from);
+    expect(days).toHaveLength(4 + 3 + 2);
+    for (const day of days)
+      expect((counts[day] as Record<string, number>)[spike.exceptionType] ?? 0, day).toBe(linesOn(day));
+    // The spike is there: each of its days has about 6 × the usual count.
+    expect(linesOn(spike.startDate)).toBeGreaterThan(3 * linesOn(addDays(spike.startDate, -7)));
+  }, 120_000);
+
+  it('is not judged before its settle delay, nor under the minimum volume', async () => {
+    const rule = spikeRule('threshold', { condition: { kind: 'threshold', above: 1 }, settleHours: 36 });
+    const early = await backtest(
+      [rule],
+      spike.startDate,
+      spike.startDate,
+      `${addDays(spike.startDate, 1)}T12:00:00.000Z`,
+      [
+        `rule threshold: nothing to judge between ${spike.startDate} and ${addDays(spike.startDate, -1)} (periods are judged 36 h after they end)`,
+      ],
+    );
+    expect(early).toEqual([]);
+    const settled = await backtest(
+      [rule],
+      spike.startDate,
+      spike.startDate,
+      `${addDays(spike.startDate, 2)}T12:00:00.000Z`,
+    );
+    expect(settled).toEqual([['threshold', spike.startDate, 'firing']]);
+    const quiet = await backtest([{ ...rule, minVolume: 100_000 }], spike.startDate, spike.endDate);
+    expect(quiet).toEqual([]);
   }, 120_000);
 });

@@ -10,9 +10,9 @@
  * checksum file beside a sound object is reported for repair.
  */
 import { createHash } from 'node:crypto';
+import { ZipVerificationError, ZipVerifier } from '../../core/zip/zip-verifier.ts';
 import type { ArchiveStore, StoredObject } from '../../ports/archive-store.ts';
 import { boundTo, CHECKSUM_TOKEN, isSha256Hex, readChecksumFile } from './checksum-file.ts';
-import { ZipVerificationError, ZipVerifier } from './zip-verifier.ts';
 
 export type ArchivedState =
   | {

@@ -33,6 +33,7 @@ import {
   ServerError,
   TimeoutError,
 } from '../../client/index.ts';
+import { ZipVerificationError } from '../../core/zip/zip-verifier.ts';
 import type { CopyOutcome } from '../../ports/archive-runs.ts';
 import { type ArchiveStore, ObjectExistsError } from '../../ports/archive-store.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -40,7 +41,6 @@ import type { Logger } from '../../ports/logger.ts';
 import { checkArchived } from './archived-check.ts';
 import { CHECKSUM_TOKEN, newChecksumToken, writeChecksumFile } from './checksum-file.ts';
 import { DownloadTap } from './download-tap.ts';
-import { ZipVerificationError } from './zip-verifier.ts';
 
 export type { CopyOutcome } from '../../ports/archive-runs.ts';
 

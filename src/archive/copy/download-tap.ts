@@ -10,8 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import { type Download, TimeoutError } from '../../client/index.ts';
+import { ZipVerifier } from '../../core/zip/zip-verifier.ts';
 import type { ByteSource } from '../../ports/archive-store.ts';
-import { ZipVerifier } from './zip-verifier.ts';
 
 export interface TapEnd {
   bytes: number;

@@ -1,6 +1,7 @@
 /**
  * The data side of the streaming ZIP check (zip-verifier.ts): each entry's bytes are inflated (or taken as stored)
- * as they pass, and only the running CRC-32 and size are kept, so memory does not grow with the entry.
+ * as they pass, and only the running CRC-32 and size are kept, so memory does not grow with the entry; a reader that
+ * wants the bytes gets each chunk once (`sink`), and keeps none of it here either.
  */
 import { crc32, createInflateRaw } from 'node:zlib';
 
@@ -26,18 +27,30 @@ export interface EntryData {
 export const METHOD_STORED = 0;
 export const METHOD_DEFLATED = 8;
 
-/** `limit`: the uncompressed size the headers announce, when known; more output than that fails at once. */
-export function entryData(method: number, entry: string, limit: number | undefined): EntryData {
-  return method === METHOD_DEFLATED ? new InflatedData(entry, limit) : new StoredData();
+/** The reader of an entry's uncompressed bytes; what it throws fails the entry as it is. */
+export type DataSink = (bytes: Uint8Array) => void;
+
+/**
+ * `limit`: the uncompressed size the headers announce, when known; more output than that fails at once. `sink`:
+ * gets the uncompressed bytes as they come.
+ */
+export function entryData(method: number, entry: string, limit: number | undefined, sink?: DataSink): EntryData {
+  return method === METHOD_DEFLATED ? new InflatedData(entry, limit, sink) : new StoredData(sink);
 }
 
 class StoredData implements EntryData {
   #crc = 0;
   #size = 0;
+  readonly #sink: DataSink | undefined;
+
+  constructor(sink: DataSink | undefined) {
+    this.#sink = sink;
+  }
 
   async feed(data: Uint8Array): Promise<void> {
     this.#crc = crc32(data, this.#crc);
     this.#size += data.byteLength;
+    this.#sink?.(data);
   }
 
   async finish(): Promise<EntryDigest> {
@@ -61,13 +74,22 @@ class InflatedData implements EntryData {
   #error: Error | undefined;
   #waiter: { resolve: () => void; reject: (e: Error) => void } | undefined;
 
-  constructor(entry: string, limit: number | undefined) {
+  constructor(entry: string, limit: number | undefined, sink: DataSink | undefined) {
     this.#entry = entry;
+    /** What the sink threw: it fails the entry as it is, not as corrupt data. */
+    let refused: Error | undefined;
     this.#z.on('data', (out: Buffer) => {
       this.#crc = crc32(out, this.#crc);
       this.#size += out.byteLength;
       if (limit !== undefined && this.#size > limit) {
         this.#z.destroy(new ZipVerificationError(`entry ${entry}: inflates to more than the announced ${limit} bytes`));
+        return;
+      }
+      try {
+        sink?.(out);
+      } catch (e) {
+        refused = e instanceof Error ? e : new Error(String(e));
+        this.#z.destroy(refused);
       }
     });
     this.#z.once('end', () => {
@@ -76,7 +98,7 @@ class InflatedData implements EntryData {
     });
     this.#z.once('error', (e: Error) => {
       this.#error =
-        e instanceof ZipVerificationError
+        e instanceof ZipVerificationError || e === refused
           ? e
           : new ZipVerificationError(`entry ${entry}: compressed data is corrupt (${e.message})`, { cause: e });
       this.#settle();

@@ -1,6 +1,7 @@
 /**
- * A streaming ZIP check for downloads on their way to the archive: feed it the bytes once, in order, in chunks of
- * any size; it keeps only headers and running sums, never the file. It parses each local header, inflates the entry
+ * A streaming ZIP check for downloads (the archive's copies, the exception files usage alerts count): feed it the
+ * bytes once, in order, in chunks of any size; it keeps only headers and running sums, never the file, and hands
+ * each entry's uncompressed bytes to `onData` as they come, when asked to. It parses each local header, inflates the entry
  * (deflated or stored) and computes its CRC-32 and sizes, then parses the central directory and the end record, and
  * checks that every entry is readable, CRC and sizes agree with the local header (or data descriptor) and with the
  * central directory, names are safe, there is at least one entry and nothing follows the end record.
@@ -50,6 +51,12 @@ const DESCRIPTOR_SIZE = 16;
 const MAX_ENTRIES = 0xffff;
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * Takes an entry's uncompressed bytes as they come (valid only during the call); what it throws fails the ZIP with
+ * that error. The entry's CRC is checked only at its end: a reader must not act on what it got before `end()`.
+ */
+export type EntrySink = (entry: string, bytes: Uint8Array) => void;
+
 /** Called with exactly the bytes asked for and their offset in the archive. */
 type HeaderStep = (bytes: Buffer, at: number) => void | Promise<void>;
 
@@ -71,8 +78,10 @@ export class ZipVerifier {
   #failure: unknown;
   #verified = false;
   readonly #result = Promise.withResolvers<ZipSummary>();
+  readonly #onData: EntrySink | undefined;
 
-  constructor() {
+  constructor(opts: { onData?: EntrySink } = {}) {
+    this.#onData = opts.onData;
     this.#result.promise.catch(() => {}); // observed through result(); never an unhandled rejection
   }
 
@@ -183,7 +192,12 @@ export class ZipVerifier {
       const { crc32, compressedSize, size, method } = h;
       this.#entry = { offset, rawName, name, method, crc32, compressedSize, size, matched: false };
       const descriptor = (h.flags & FLAG_DESCRIPTOR) !== 0;
-      this.#data = entryData(method, show(name), descriptor ? undefined : size);
+      this.#data = entryData(
+        method,
+        show(name),
+        descriptor ? undefined : size,
+        this.#onData && ((b) => this.#onData!(name, b)),
+      );
       this.#dataBytes = descriptor ? 0 : compressedSize;
       this.#mode = descriptor ? 'scan' : 'data';
       return descriptor || compressedSize > 0 ? undefined : this.#finishEntry(undefined);
