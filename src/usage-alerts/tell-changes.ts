@@ -24,6 +24,7 @@ import type { JobPorts } from '../ports/job-ports.ts';
 import { NotSentError } from '../ports/not-sent.ts';
 import { type AlertItem, usageAlertChannelMessage, usageAlertEmail } from './alert-message.ts';
 import type { StateChange } from './evaluate.ts';
+import type { EvidenceLocation } from './evidence.ts';
 import { dataAgeHours } from './periods.ts';
 import { seriesKey } from './series.ts';
 
@@ -55,6 +56,8 @@ export async function tellChanges(
   config: PulseConfig,
   ports: TellPorts,
   changes: readonly StateChange[],
+  /** Where the run's evidence is kept: every message names it. */
+  evidence?: EvidenceLocation,
 ): Promise<Told> {
   const told: Told = { emails: 0, posts: 0, alreadyTold: 0, failed: 0, unknown: 0, errors: [], untold: new Set() };
   const now = ports.clock.now();
@@ -77,11 +80,11 @@ export async function tellChanges(
     const items = claimed.map((c) => c.item);
     const keys = claimed.map((c) => c.key);
     const delivery = target.channel
-      ? await settleSend(ports, keys, postOf(ports, target.channel, items, keys[0]!, now), {
+      ? await settleSend(ports, keys, postOf(ports, target.channel, items, keys[0]!, { now, evidence }), {
           receiver: channelLabel(target.channel),
         })
       : await sendClaimed(ports, keys, {
-          ...(await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now })),
+          ...(await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now, evidence })),
           delivery: keys[0]!,
         });
     if (delivery.outcome === 'sent') told[target.channel ? 'posts' : 'emails']++;
@@ -125,10 +128,16 @@ function recipientsOf(config: PulseConfig, rule: UsageAlertRule): Omit<Target, '
   ];
 }
 
-function postOf(ports: TellPorts, channel: ChannelConfig, items: AlertItem[], key: string, now: Date): Send {
+function postOf(
+  ports: TellPorts,
+  channel: ChannelConfig,
+  items: AlertItem[],
+  key: string,
+  opts: { now: Date; evidence: EvidenceLocation | undefined },
+): Send {
   if (!ports.channels)
     return () => Promise.reject(new NotSentError(`${channelLabel(channel)}: no channels in this runtime`));
-  return channelSend({ ...ports, channels: ports.channels }, channel, usageAlertChannelMessage(items, { now }), {
+  return channelSend({ ...ports, channels: ports.channels }, channel, usageAlertChannelMessage(items, opts), {
     key,
   });
 }

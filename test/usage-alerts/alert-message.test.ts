@@ -345,6 +345,37 @@ describe('the usage alert email', () => {
   });
 });
 
+describe('the run’s evidence, named by every message', () => {
+  const key = 'pulse/usage-alerts/evidence/2026-11-24/2026-11-24T09-40-00.000Z-0123456789ab.json';
+  const evidence = { key, uri: `s3://pulse-archive-123/${key}` };
+  it('under the email’s footer (HTML and text), in the post’s facts and in the webhook’s data', async () => {
+    const m = await usageAlertEmail(sample(), { from: FROM, to: TO, now: NOW, evidence, compiledHtml: templateHtml });
+    expect(m.text).toMatch(
+      new RegExp(`\\n--\\n.*\\nEvidence \\(the answers and figures judged\\): ${evidence.uri}\\n$`),
+    );
+    const footer = m.html.indexOf('A rule’s owner can change who gets them');
+    expect(footer).toBeGreaterThan(0);
+    expect(m.html.indexOf(evidence.uri)).toBeGreaterThan(footer);
+    const msg = usageAlertChannelMessage(sample(), { now: NOW, evidence });
+    expect(msg.facts.at(-1)).toEqual({ label: 'Evidence', value: evidence.uri });
+    const hook = JSON.parse(renderChannelRequest('webhook', msg, opts()).body) as { data: { evidence: unknown } };
+    expect(hook.data.evidence).toEqual(evidence);
+    expect(JSON.stringify(renderChannelRequest('slack', msg, opts()).body)).toContain(evidence.uri);
+  });
+  it('is left out of a message given none', async () => {
+    const m = await email(sample());
+    expect(m.text).not.toContain('Evidence (');
+    expect(m.html).not.toContain('class="evidence"');
+    expect(usageAlertChannelMessage(sample(), { now: NOW }).data).not.toHaveProperty('evidence');
+  });
+});
+
+const opts = () => ({
+  eventId: 'msg_usage_evidence',
+  signingSecret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+  now: NOW,
+});
+
 describe('the usage alert channel message', () => {
   const opts = {
     eventId: 'msg_usage_test',
