@@ -129,9 +129,29 @@ describe('usage alert evidence', () => {
     expect(await evidenceKeys()).toEqual(before);
   }, 60_000);
 
+  it('a change judged from a stored state recomputes from the state recorded with it', async () => {
+    // A day later, the bar raised past every figure: each firing series resolves from its stored state.
+    const config = configWith('evidence-kept');
+    const raised = { ...config.usageAlerts.rules[0]!, condition: { kind: 'threshold' as const, above: 1e9 } };
+    const nextDay = `2026-11-24T10:00:00.000Z`;
+    const before = await evidenceKeys();
+    const { result, changes } = await runUsageAlerts(
+      { ...config, usageAlerts: { rules: [raised] } },
+      portsWith(local.peers.archive, nextDay),
+    );
+    expect(result.errors).toEqual([]);
+    expect(changes.map((c) => c.state)).toEqual(config.products.map(() => 'resolved'));
+    const [key] = (await evidenceKeys()).filter((k) => !before.includes(k));
+    const { evidence } = await readEvidence(key!);
+    for (const series of evidence.series) expect(series.start).toMatchObject({ firing: true });
+    expect(evidence.rules).toEqual([raised]);
+    expect(recomputeEvidence(evidence)).toMatchObject({ same: true, differences: [] });
+  }, 60_000);
+
   it('evidence that was not what the run told shows as a difference, and the CLI exits 1', async () => {
     const [key] = await evidenceKeys();
     const { evidence } = await readEvidence(key!);
+    expect(evidence.changes.every((c) => c.state === 'firing')).toBe(true);
     const tampered = structuredClone(evidence);
     tampered.changes[0]!.state = 'resolved';
     const r = recomputeEvidence(tampered);
