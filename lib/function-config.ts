@@ -23,9 +23,9 @@ export const FUNCTION_CONFIG_SECTIONS = {
   digest: ['service', 'products', 'mail', 'archive', 'digests', 'channels', 'notices'],
   'license-alerts': ['service', 'products', 'mail', 'licenses', 'channels', 'notices'],
   'license-report': ['service', 'products', 'mail', 'archive', 'licenses', 'channels', 'notices'],
-  // The rules and the channels they post to; no archive (the job keeps its states in the table) and no notices (it
-  // sends the owners none).
-  'usage-alerts': ['service', 'products', 'mail', 'usageAlerts', 'channels'],
+  // The rules and the channels they post to, and the archive (its prefix: where each run's evidence is kept); no
+  // notices (it sends the owners none).
+  'usage-alerts': ['service', 'products', 'mail', 'archive', 'usageAlerts', 'channels'],
   // The sync reads the archive's prefix and the products; it sends nothing, so no license recipients.
   'license-sync': ['service', 'products', 'mail', 'archive'],
   // The owners of what bounced (digests[].owner, licenses.owner, usageAlerts.rules[].owner) and the names its notices give each delivery;

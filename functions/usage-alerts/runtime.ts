@@ -1,7 +1,7 @@
 /**
  * The usage alerts' runtime (functions/usage-alerts): the service, mail, the ledger, the suppression list, the
- * channels and the series states (DynamoDB); no archive, so no S3 client in the bundle (the digest's
- * src/app/lambda/job-ports.ts would load one).
+ * channels, the series states (DynamoDB) and the archive bucket (S3), where each run with changes keeps their
+ * evidence before telling them (src/usage-alerts/evidence.ts).
  */
 
 import { configFromBundle } from '../../src/app/bundled-config.ts';
@@ -14,13 +14,14 @@ import {
   perContainer,
   withInvocation,
 } from '../../src/app/lambda/base.ts';
+import { archiveStoreFor } from '../../src/app/lambda/s3-archive.ts';
 import { ledgerFor, suppressionsFor, usageAlertStatesFor } from '../../src/app/lambda/state-table.ts';
 import { mailerFor } from '../../src/app/mailer.ts';
 import type { PulseConfig } from '../../src/config/schema.ts';
 import type { JobPorts } from '../../src/ports/job-ports.ts';
 import type { UnknownUsageAlerts, UsageAlertStates } from '../../src/ports/usage-alert-states.ts';
 
-export type UsageAlertLambdaPorts = Omit<JobPorts, 'archive'> &
+export type UsageAlertLambdaPorts = JobPorts &
   BasePorts & {
     usageAlertStates: UsageAlertStates & UnknownUsageAlerts;
   };
@@ -34,6 +35,8 @@ export function usageAlertPorts(config: PulseConfig, env: Env): UsageAlertLambda
       suppressions: suppressionsFor(config, env),
       channels: channelPortsFor(base.secrets, env),
       usageAlertStates: usageAlertStatesFor(config, env),
+      // The stack always gives the bucket (PULSE_ARCHIVE_BUCKET); without one the run tells nothing.
+      archive: config.archive ? archiveStoreFor(config.archive) : undefined,
     };
   });
   // Per invocation: the run signs in and out, and its claims are its own (state-table.ts).

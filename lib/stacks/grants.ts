@@ -77,11 +77,20 @@ export function objectsUnder(prefix: string, ...parts: string[]): string {
 
 /**
  * The folders directly under the archive prefix that belong to the other jobs (the digest, the license report, the
- * license sync) or to the archive's own run records; the key builders of the jobs (src/digest, src/licenses, src/archive) name them, and the infra tests
+ * license sync, the usage alerts' evidence) or to the archive's own run records; the key builders of the jobs (src/digest, src/licenses, src/archive) name them, and the infra tests
  * check these against keys they build.
  */
 export const ARCHIVE_RUN_FOLDERS = ['runs', 'manifests', 'coverage'] as const;
-export const OTHER_JOBS_FOLDERS = ['digests', 'license-registry', 'license-reports', 'license-sync'] as const;
+export const OTHER_JOBS_FOLDERS = [
+  'digests',
+  'license-registry',
+  'license-reports',
+  'license-sync',
+  'usage-alerts',
+] as const;
+
+/** Where the usage alerts keep each run's evidence (src/usage-alerts/evidence.ts `evidenceKey`), under the prefix. */
+export const USAGE_ALERT_EVIDENCE_FOLDER = ['usage-alerts', 'evidence'] as const;
 
 /** A key template the archive functions' rights cannot be narrowed for (deploy only: lib/deploy-config.ts). */
 export class UnnarrowableKeyTemplateError extends Error {

@@ -60,6 +60,7 @@ import {
   SUPPRESSION_KEYS,
   secretResourcePattern,
   senderIdentities,
+  USAGE_ALERT_EVIDENCE_FOLDER,
   USAGE_ALERT_STATE_ACTIONS,
 } from './grants.ts';
 import {
@@ -751,7 +752,9 @@ export class PulseStack extends Stack {
 
   /**
    * Usage alerts: hourly, so a rule's period is told within the hour its settle delay passes (each change once). Its
-   * ledger items and series states are its own (leading keys), and it reads no archive: no S3, no key.
+   * ledger items and series states are its own (leading keys). In the archive it only creates each run's evidence
+   * under its folder (a conditional put: If-None-Match needs no read), kept by the bucket's Object Lock as the
+   * archive is; it reads nothing there.
    */
   private addUsageAlerts(config: PulseConfig): ScheduledJob {
     const job = new ScheduledJob(this, 'UsageAlerts', {
@@ -772,6 +775,13 @@ export class PulseStack extends Stack {
     this.reportingServiceSecret.grantRead(job.fn);
     this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.usageAlerts);
     this.allowState(job.fn, USAGE_ALERT_STATE_ACTIONS, STATE_KEYS.usageAlertStates);
+    this.allowObjects(job.fn, {
+      grants: [
+        { patterns: [objectsUnder(this.#archivePrefix, ...USAGE_ALERT_EVIDENCE_FOLDER)], actions: ['s3:PutObject'] },
+      ],
+      keyActions: ['kms:GenerateDataKey'],
+      reason: 'Creates objects under the usage alerts’ evidence folder only: one per run that tells a change.',
+    });
     this.allowMail(job.fn, config);
     this.allowChannelSecrets(job.fn, 'usage-alerts');
     return job;

@@ -2,7 +2,7 @@
 
 import type { IsoDate } from '../core/calendar.ts';
 import type { JobResult } from '../core/job-result.ts';
-import type { StateChange } from '../usage-alerts/evaluate.ts';
+import { changeLine } from '../usage-alerts/change-line.ts';
 import { type Judged, judgeUsageAlerts, runUsageAlerts } from '../usage-alerts/run-usage-alerts.ts';
 import { type CliIo, EXIT, parseFlags, UsageError } from './io.ts';
 import {
@@ -15,9 +15,11 @@ import {
   runJob,
 } from './job-command.ts';
 import { unknownDeliveriesOption } from './unknown-deliveries-option.ts';
+import { usageAlertsRecomputeCommand } from './usage-alerts-recompute.ts';
 
 export const USAGE_ALERTS_HELP = `Usage: pulse usage-alerts [options]
        pulse usage-alerts backtest --rule ID --from YYYY-MM-DD [--to YYYY-MM-DD] [options]
+       pulse usage-alerts recompute --evidence KEY|FILE [--json] (see its --help)
 
 Judges the service's usage figures by the config's usageAlerts rules, each series (rule, product, segment) from
 the periods after its last judged one (periods are judged once they ended settleHours ago), with one report call
@@ -33,6 +35,8 @@ to every recipient of the rules it judges (webhooks are posted again by the next
 backtest replays rules over history: every period from --from to --to (default: the last complete one), and
 prints when each would have fired and resolved (--json: every change with its figures), to tune a rule before it
 goes live.
+
+recompute checks a run's alerts against the evidence it kept in the archive (each alert names it).
 
 Options:
 ${JOB_OPTIONS_HELP}
@@ -61,6 +65,7 @@ const OPTIONS = {
 } as const;
 
 export async function usageAlertsCommand(args: string[], io: CliIo): Promise<number> {
+  if (args[0] === 'recompute') return usageAlertsRecomputeCommand(args.slice(1), io);
   const backtest = args[0] === 'backtest';
   const { values } = parseFlags('usage-alerts', backtest ? args.slice(1) : args, OPTIONS);
   if (values.help) {
@@ -130,16 +135,9 @@ function print(
       `usage-alerts: ${result.ok ? 'ok' : 'NOT ok'} (${c.rules} rules, ${c.series} series, ${c.calls} report calls: ` +
         `${c.firing} firing, ${c.resolved} resolved${said})\n`,
     );
-    for (const change of changes) io.stdout.write(`  ${line(change)}\n`);
+    for (const change of changes) io.stdout.write(`  ${changeLine(change)}\n`);
     for (const output of result.outputs) io.stdout.write(`  ${output}\n`);
     for (const e of result.errors) io.stderr.write(`  error: ${e}\n`);
   }
   return result.ok ? EXIT.ok : EXIT.failure;
-}
-
-/** `2026-11-24  exceptions-spike  12345678901  firing   212 is above 100` */
-function line(c: StateChange): string {
-  const where = c.segment === null ? c.productId : `${c.productId} ${c.segment}`;
-  const state = c.repeat ? 'firing (still)' : c.state;
-  return `${c.period}  ${c.ruleId}  ${where}  ${state.padEnd(8)}  ${c.verdict.reason}`;
 }

@@ -3,13 +3,14 @@
  * templates/usage-alert.mjml filled by the escaping templater, each alert with its evidence chart attached inline
  * (`cid:`) as the digest attaches its charts, and a plain-text part that carries the same words and the evidence as
  * numbers. The channel message (event `usage.alerts`) shows the most important alerts and, for webhooks, every change
- * with its figures and evidence series as numbers.
+ * with its figures and evidence series as numbers. Each names where the run's evidence is kept (evidence.ts).
  */
 import type { ChannelMessage } from '../core/channels/channel-message.ts';
 import { loadTemplate } from '../core/render/compiled-templates.ts';
 import type { MailAttachment, MailMessage } from '../ports/mailer.ts';
 import { renderEvidenceChart } from './alert-chart.ts';
 import { type AlertItem, type AlertView, httpsUrl, type UsageAlertView, usageAlertView } from './alert-view.ts';
+import type { EvidenceLocation } from './evidence.ts';
 
 export type { AlertItem, AlertView, UsageAlertView } from './alert-view.ts';
 export { usageAlertView } from './alert-view.ts';
@@ -63,6 +64,7 @@ export function usageAlertModel(view: UsageAlertView) {
     })),
     viewInBrowserUrl: null,
     footer: view.footer,
+    evidenceText: view.evidenceText,
   };
 }
 
@@ -85,7 +87,9 @@ export function usageAlertText(view: UsageAlertView): string {
     }
     lines.push('');
   }
-  lines.push('--', view.footer, '');
+  lines.push('--', view.footer);
+  if (view.evidenceText) lines.push(view.evidenceText);
+  lines.push('');
   return lines.join('\n');
 }
 
@@ -106,9 +110,15 @@ export async function usageAlertCharts(view: UsageAlertView): Promise<MailAttach
 
 export async function usageAlertEmail(
   items: AlertItem[],
-  opts: { from: string; to: { address: string; name?: string | undefined }; now: Date; compiledHtml?: string },
+  opts: {
+    from: string;
+    to: { address: string; name?: string | undefined };
+    now: Date;
+    evidence?: EvidenceLocation | undefined;
+    compiledHtml?: string;
+  },
 ): Promise<MailMessage> {
-  const view = usageAlertView(items, { now: opts.now });
+  const view = usageAlertView(items, { now: opts.now, evidence: opts.evidence });
   const { html, text } = renderUsageAlertEmail(view, opts.compiledHtml);
   return {
     from: opts.from,
@@ -140,8 +150,11 @@ function section(a: AlertView): ChannelMessage['sections'][number] {
  * report when one is reachable (https), a hosted chart of the first alert when `chartUrl` is given, and every change
  * as data.
  */
-export function usageAlertChannelMessage(items: AlertItem[], opts: { now: Date; chartUrl?: string }): ChannelMessage {
-  const view = usageAlertView(items, { now: opts.now });
+export function usageAlertChannelMessage(
+  items: AlertItem[],
+  opts: { now: Date; chartUrl?: string; evidence?: EvidenceLocation | undefined },
+): ChannelMessage {
+  const view = usageAlertView(items, { now: opts.now, evidence: opts.evidence });
   const shown = view.alerts.slice(0, CHANNEL_ALERTS);
   const left = view.alerts.length - shown.length;
   const reportUrl = view.alerts.find((a) => a.reportUrl !== null)?.reportUrl ?? null;
@@ -156,6 +169,7 @@ export function usageAlertChannelMessage(items: AlertItem[], opts: { now: Date; 
       ...(started > 0 ? [{ label: 'Started firing', value: String(started) }] : []),
       ...(view.counts.stillFiring > 0 ? [{ label: 'Still firing', value: String(view.counts.stillFiring) }] : []),
       ...(view.counts.resolved > 0 ? [{ label: 'Resolved', value: String(view.counts.resolved) }] : []),
+      ...(view.evidence ? [{ label: 'Evidence', value: view.evidence.uri }] : []),
     ],
     sections: shown.map(section),
     ...(left > 0 ? { moreSections: `and ${left} more alert${left === 1 ? '' : 's'}` } : {}),
@@ -167,6 +181,7 @@ export function usageAlertChannelMessage(items: AlertItem[], opts: { now: Date; 
       stillFiring: view.counts.stillFiring,
       resolved: view.counts.resolved,
       changes: view.alerts.map((a) => a.data),
+      ...(view.evidence ? { evidence: { key: view.evidence.key, uri: view.evidence.uri } } : {}),
     },
   };
 }

@@ -12,6 +12,7 @@ import type { UsageAlertRule } from '../config/usage-alerts-schema.ts';
 import { isoWeekOf, localDateTime, shortDate, weekLabel } from '../core/calendar.ts';
 import { EVIDENCE_CHART_HEIGHT, EVIDENCE_CHART_WIDTH, type EvidenceChartSpec } from './alert-chart.ts';
 import { type AlertState, isShare, type StateChange } from './evaluate.ts';
+import type { EvidenceLocation } from './evidence.ts';
 import { periodEnd } from './periods.ts';
 
 export interface AlertItem {
@@ -73,6 +74,9 @@ export interface UsageAlertView {
   /** Set when the email shows fewer alerts than the message carries. */
   moreText: string | null;
   footer: string;
+  /** "Evidence: s3://…/usage-alerts/evidence/…json": where the run's raw answers and figures are kept. */
+  evidenceText: string | null;
+  evidence: EvidenceLocation | null;
 }
 
 /** Alerts an email shows (each with its chart); the rest are counted. */
@@ -360,7 +364,10 @@ function subjectOf(firing: number, resolved: number, headline: string): string {
 }
 
 /** One message for one recipient: the changes of many rules, most important first. */
-export function usageAlertView(items: AlertItem[], opts: { now: Date }): UsageAlertView {
+export function usageAlertView(
+  items: AlertItem[],
+  opts: { now: Date; evidence?: EvidenceLocation | undefined },
+): UsageAlertView {
   if (items.length === 0) throw new Error('a usage alert message needs at least one change');
   const sorted = [...items].sort(byImportance);
   const alerts = sorted.map(alertView);
@@ -399,5 +406,7 @@ export function usageAlertView(items: AlertItem[], opts: { now: Date }): UsageAl
         ? `Showing the ${shown.length} most important of ${alerts.length} alerts; \`pulse usage-alerts --dry-run\` lists them all.`
         : null,
     footer: 'Sent by Pulse: usage alerts on the rules above. A rule’s owner can change who gets them.',
+    evidenceText: opts.evidence ? `Evidence (the answers and figures judged): ${opts.evidence.uri}` : null,
+    evidence: opts.evidence ?? null,
   };
 }

@@ -9,10 +9,12 @@ import type { PulseConfig } from '../config/schema.ts';
 import type { UsageAlertRule } from '../config/usage-alerts-schema.ts';
 import type { IsoDate } from '../core/calendar.ts';
 import type { JobResult } from '../core/job-result.ts';
+import type { ArchiveStore } from '../ports/archive-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { SeriesState, UsageAlertStates } from '../ports/usage-alert-states.ts';
 import { replay, type StateChange } from './evaluate.ts';
+import { type EvidenceLocation, type SeriesWalk, writeEvidence } from './evidence.ts';
 import { type CallFailure, fetchAnswers } from './fetch-answers.ts';
 import { lastJudgeablePeriod, periodOf, shiftPeriod } from './periods.ts';
 import { type CallPlan, callsOf, planUsageCalls } from './plan-calls.ts';
@@ -72,6 +74,10 @@ export interface Judged {
   /** The calls made and their answers, by call key: what every figure was computed from. */
   plan: CallPlan;
   answers: ReadonlyMap<string, unknown>;
+  /** Each series judged: from which state and over which periods (what a recomputation replays). */
+  walks: SeriesWalk[];
+  /** The run's time: what its periods were judged as at. */
+  at: Date;
 }
 
 /** A rule that could not be judged for one product: a call its figures come from failed. */
@@ -96,10 +102,21 @@ export async function judgeUsageAlerts(
   const states = new Map<string, SeriesState>();
   const windows = new Map<string, { from: IsoDate; to: IsoDate }>();
   const problems: RuleProblem[] = [];
-  const empty = { result, changes, states, windows, problems, plan: { calls: [], sources: [] }, answers: new Map() };
+  const walks: SeriesWalk[] = [];
+  const now = ports.clock.now();
+  const empty = {
+    result,
+    changes,
+    states,
+    windows,
+    problems,
+    plan: { calls: [], sources: [] },
+    answers: new Map(),
+    walks,
+    at: now,
+  };
   const rules = selectedRules(config, opts.ruleIds, result);
   if (rules.length === 0) return empty;
-  const now = ports.clock.now();
   // What the calls must cover per rule: from the first period a new series is judged (`since`) to the last judged
   // (each condition's history before it is added by planUsageCalls).
   const fetched = new Map<string, { first: IsoDate; last: IsoDate }>();
@@ -156,13 +173,14 @@ export async function judgeUsageAlerts(
         ? maxDate(shiftPeriod(start.lastJudged, rule.period.unit, 1), window.from)
         : fetched.get(rule.id)!.first;
       const judged = replay(rule, series, first, window.to, start);
+      walks.push({ key, ...series, start, from: first, to: window.to });
       changes.push(...judged.changes);
       if (judged.state) states.set(key, judged.state);
     }
   }
   for (const c of changes) result.counts[c.state === 'firing' ? 'firing' : 'resolved']++;
   ports.logger.info('usage alerts judged', { ...result.counts, problems: problems.length });
-  return { result, changes, states, windows, problems, plan, answers };
+  return { result, changes, states, windows, problems, plan, answers, walks, at: now };
 }
 
 function selectedRules(
@@ -199,13 +217,15 @@ export type UsageAlertRunCounts = UsageAlertCounts & {
 };
 
 /**
- * The live run: judges each series from its stored state, tells the changes (tell-changes.ts) and the owners of
- * rules the service refuses (tell-rule-problems.ts), then writes the states of the series whose changes reached
- * everyone (or may have: unknown is never told again on its own).
+ * The live run: judges each series from its stored state, keeps the run's evidence in the archive (evidence.ts),
+ * tells the changes (tell-changes.ts) and the owners of rules the service refuses (tell-rule-problems.ts), then
+ * writes the states of the series whose changes reached everyone (or may have: unknown is never told again on its
+ * own).
  */
 export async function runUsageAlerts(
   config: PulseConfig,
-  ports: UsageAlertPorts & TellPorts & { usageAlertStates?: UsageAlertStates },
+  ports: UsageAlertPorts &
+    TellPorts & { usageAlertStates?: UsageAlertStates | undefined; archive?: ArchiveStore | undefined },
   opts: Pick<JudgeOptions, 'ruleIds' | 'since'> & Pick<TellOptions, 'unknownDeliveries'> = {},
 ): Promise<{ result: JobResult<UsageAlertRunCounts>; changes: StateChange[] }> {
   const states = ports.usageAlertStates;
@@ -222,7 +242,22 @@ export async function runUsageAlerts(
     result.errors.push('this runtime keeps no usage alert states: nothing is told');
     return { result, changes: judged.changes };
   }
-  const told = await tellChanges(config, ports, judged.changes, opts);
+  let evidence: EvidenceLocation | undefined;
+  if (judged.changes.length > 0) {
+    try {
+      evidence = await writeEvidence(config, ports.archive, judged);
+      result.outputs.push(evidence.uri);
+    } catch (e) {
+      // Every alert promises its evidence (the raw answers and the figures, to recompute it from): an alert whose
+      // evidence is not kept could never be checked, so none is told. No state is written either, so the next run
+      // judges the same periods again and tells them with their evidence; a run told nothing yet, so the wait
+      // costs a late alert, never a lost or a doubled one.
+      result.ok = false;
+      result.errors.push(`${(e as Error).name}: ${(e as Error).message}: nothing is told`);
+      return { result, changes: judged.changes };
+    }
+  }
+  const told = await tellChanges(config, ports, judged.changes, { ...opts, evidence });
   for (const name of TOLD_COUNTS) result.counts[name] = told[name];
   const owners = await tellRuleProblems(config, ports, judged.problems);
   result.outputs.push(...owners.told);

@@ -35,6 +35,7 @@ import type { MailMessage } from '../ports/mailer.ts';
 import { NotSentError } from '../ports/not-sent.ts';
 import { type AlertItem, usageAlertChannelMessage, usageAlertEmail } from './alert-message.ts';
 import type { StateChange } from './evaluate.ts';
+import type { EvidenceLocation } from './evidence.ts';
 import { dataAgeHours } from './periods.ts';
 import { seriesKey } from './series.ts';
 import { changeOf, unknownEntryOf } from './unknown-changes.ts';
@@ -53,6 +54,8 @@ export interface TellOptions {
   unknownDeliveries?: 'resend' | 'confirm' | undefined;
   /** Only these rules' unknown changes (`--rule`). */
   ruleIds?: readonly string[] | undefined;
+  /** Where the run's evidence is kept: every message names it. */
+  evidence?: EvidenceLocation | undefined;
 }
 
 export interface Told {
@@ -168,11 +171,11 @@ async function tellTarget(
   // The message's keys are settled together: its record says it was sent again after an unknown delivery.
   const settle = again.length > 0 ? { resendUnknown: true } : {};
   const delivery = target.channel
-    ? await settleSend(ports, keys, postOf(ports, target.channel, items, keys[0]!, now), {
+    ? await settleSend(ports, keys, postOf(ports, target.channel, items, keys[0]!, { now, evidence: opts.evidence }), {
         receiver: channelLabel(target.channel),
         ...settle,
       })
-    : await sendClaimed(ports, keys, await emailOf(config, target, items, keys, now), settle);
+    : await sendClaimed(ports, keys, await emailOf(config, target, items, keys, now, opts.evidence), settle);
   if (delivery.outcome === 'sent') {
     told[target.channel ? 'posts' : 'emails']++;
     told.resent += again.length;
@@ -260,8 +263,9 @@ async function emailOf(
   items: AlertItem[],
   keys: string[],
   now: Date,
+  evidence: EvidenceLocation | undefined,
 ): Promise<MailMessage> {
-  const email = await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now });
+  const email = await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now, evidence });
   return { ...email, headers: { ...email.headers, [USAGE_ALERT_KEYS_HEADER]: keys.join(' ') }, delivery: keys[0]! };
 }
 
@@ -304,10 +308,16 @@ function recipientsOf(config: PulseConfig, rule: UsageAlertRule): Omit<Target, '
   ];
 }
 
-function postOf(ports: TellPorts, channel: ChannelConfig, items: AlertItem[], key: string, now: Date): Send {
+function postOf(
+  ports: TellPorts,
+  channel: ChannelConfig,
+  items: AlertItem[],
+  key: string,
+  opts: { now: Date; evidence: EvidenceLocation | undefined },
+): Send {
   if (!ports.channels)
     return () => Promise.reject(new NotSentError(`${channelLabel(channel)}: no channels in this runtime`));
-  return channelSend({ ...ports, channels: ports.channels }, channel, usageAlertChannelMessage(items, { now }), {
+  return channelSend({ ...ports, channels: ports.channels }, channel, usageAlertChannelMessage(items, opts), {
     key,
   });
 }

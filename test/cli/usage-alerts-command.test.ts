@@ -1,8 +1,9 @@
 /**
  * `pulse usage-alerts` through `main` against in-process local peers: `--dry-run` judges the rules' last complete
  * periods and prints what a run would tell with the calls it made; `backtest` replays a rule (`--json`: every change
- * with its verdict and evidence); a run tells each change once, by email, and a second run tells nothing; bad flags
- * are usage errors naming the flag.
+ * with its verdict and evidence); a run tells each change once, by email, and a second run tells nothing; the run's
+ * evidence, read back from the local S3 by the URI the run names, recomputes to what was told; bad flags are usage
+ * errors naming the flag.
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -79,7 +80,24 @@ describe('pulse usage-alerts --local', () => {
     const again = jsonResult((await run('--json')).stdout);
     expect(again.changes).toEqual([]);
     expect(again.counts).toMatchObject({ emails: 0, posts: 0 });
+    expect(again.outputs).toEqual([]);
     expect(jsonResult((await run('--dry-run', '--json')).stdout).changes).toEqual([]);
+    // The run that told kept its evidence; recomputed from the local S3 by its s3:// URI, it finds what was told.
+    if (told.changes.length === 0) return;
+    expect(told.outputs).toEqual([expect.stringMatching(/^s3:\/\/pulse-archive\/pulse\/usage-alerts\/evidence\//)]);
+    const recompute = await run('recompute', '--evidence', told.outputs[0], '--json');
+    expect(recompute.code, recompute.stderr).toBe(EXIT.ok);
+    const checked = jsonResult(recompute.stdout);
+    expect(checked).toMatchObject({ same: true, differences: [] });
+    expect(checked.recomputed).toEqual(told.changes);
+  });
+
+  it('a dry run writes no evidence; recompute of a key that is not there says so', async () => {
+    const dry = jsonResult((await run('--dry-run', '--json')).stdout);
+    expect(dry.outputs).toEqual([]);
+    const missing = await run('recompute', '--evidence', 'pulse/usage-alerts/evidence/2026-01-01/none.json');
+    expect(missing.code).toBe(EXIT.failure);
+    expect(missing.stderr).toContain('no evidence at pulse/usage-alerts/evidence/2026-01-01/none.json');
   });
 
   it('refuses what it cannot do, naming the flag', async () => {

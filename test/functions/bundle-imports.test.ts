@@ -43,8 +43,8 @@ describe('function bundles load only the SDK clients their job calls', () => {
       true,
     ],
     ['license-sync', ['client-s3', 'client-secrets-manager'], false],
-    // No archive: its states are in the table (no S3, unlike the digest's ports).
-    ['usage-alerts', ['client-dynamodb', 'client-secrets-manager', 'client-sesv2', 'lib-dynamodb'], true],
+    // S3 for each run's evidence (the archive); its states are in the table.
+    ['usage-alerts', ['client-dynamodb', 'client-s3', 'client-secrets-manager', 'client-sesv2', 'lib-dynamodb'], true],
     // The deploy-time custom resource of the credentials secret: Secrets Manager only.
     ['secret-setup', ['client-secrets-manager'], false],
     // Secrets Manager for an SMTP transport's credentials secret; no S3, no Reporting Service.

@@ -176,14 +176,39 @@ export function mustNotRows({ iam, prefix, mailFrom }: MustNotContext): MustNotR
       );
   }
 
-  // The usage alerts read no archive: no object, no listing.
+  // The usage alerts create their evidence and nothing else in the archive: no read (not even of the evidence), no
+  // other folder, no listing beyond the evidence folder.
   const usage = ['usage-alerts'].filter((f) => functions.includes(f));
+  const evidence = object('usage-alerts/evidence/2026-11-27/2026-11-27T10-40-00.000Z-0123456789ab.json');
   add(
     usage,
     { action: 's3:GetObject', resource: object('digests/exec-weekly/2026-W48/index.html') },
-    'the usage alerts keep nothing in the archive',
+    'the usage alerts read nothing in the archive',
   );
-  add(usage, { action: 's3:ListBucket', resource: bucket.arn }, 'the usage alerts keep nothing in the archive');
+  add(usage, { action: 's3:GetObject', resource: evidence }, 'the usage alerts only create their evidence');
+  for (const key of [
+    'digests/exec-weekly/2026-W48/index.html',
+    'usage-alerts/other/x.json',
+    'usage-alerts/evidence.json',
+    '12345678901/clients/2026/11/clients.csv',
+  ])
+    add(
+      usage,
+      { action: 's3:PutObject', resource: object(key) },
+      'the usage alerts write under their evidence folder only',
+    );
+  add(usage, { action: 's3:ListBucket', resource: bucket.arn }, 'a listing of the whole bucket');
+  add(
+    usage,
+    { action: 's3:ListBucket', resource: bucket.arn, context: { 's3:prefix': `${prefix}/` } },
+    'the usage alerts list their evidence folder at most',
+  );
+  // And no other function writes the evidence: it is the usage alerts' record.
+  add(
+    others('usage-alerts'),
+    { action: 's3:PutObject', resource: evidence },
+    'the usage alerts’ evidence is theirs to write',
+  );
 
   // A bounce is recorded on its delivery; a delivery is never made or unmade by the mail events. The suppression
   // list is the mail events' to add to: a sender only reads it.

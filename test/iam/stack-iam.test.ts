@@ -193,6 +193,23 @@ describe('what the AWS services do for the stack is allowed', () => {
   });
 });
 
+describe('the usage alerts keep their evidence', () => {
+  // The rest of what the handlers call is judged from a recording (bundled-handlers.test.ts); this names the one
+  // write the must-not rows fence in, so the fence is not all there is.
+  it('may create an evidence object under its folder, encrypted with the bucket key', async () => {
+    const f = iam.functions.get('usage-alerts')!;
+    const [, bucket] = [...iam.buckets].find(([, b]) => b.keyArn !== undefined)!;
+    const key = `${config.archive!.prefix}/usage-alerts/evidence/2026-11-27/2026-11-27T10-40-00.000Z-0123456789ab.json`;
+    for (const request of [
+      { action: 's3:PutObject', resource: `${bucket.arn}/${key}` },
+      { action: 'kms:GenerateDataKey', resource: bucket.keyArn! },
+    ]) {
+      const verdict = await simulate(iam, { arn: f.principal, roleArn: f.roleArn }, request);
+      expect(verdict.decision, describeRequest(request)).toBe('Allowed');
+    }
+  });
+});
+
 describe('least privilege: what no function may do is denied', () => {
   const rows = mustNotRows({ iam, prefix: config.archive?.prefix ?? 'pulse', mailFrom: config.mail.from });
   it.each(rows.map((r) => [`${r.fn}: ${describeRequest(r.request)}`, r] as const))('%s', async (_name, row) => {

@@ -97,7 +97,8 @@ describe('config delivery', () => {
     const part = bundledConfigOf['usage-alerts']()!;
     expect(part).toContain('analytics-owner@');
     expect(part).not.toMatch(/recipient-|license-ops@|growth@|subscriptions@/);
-    expect(JSON.parse(part).archive).toBeUndefined();
+    // The archive's prefix: where each run's evidence is kept (the bucket comes from the environment).
+    expect(JSON.parse(part).archive.prefix).toBe(config.archive!.prefix);
     // mail-events names a bounced usage alerts email and tells its rule's owner (src/mail-events/delivery-of.ts).
     for (const job of jobs.filter((j) => j !== 'usage-alerts' && j !== 'mail-events'))
       expect(Object.keys(JSON.parse(bundledConfigOf[job]()!)), job).not.toContain('usageAlerts');

@@ -10,6 +10,7 @@ import {
   OTHER_JOBS_FOLDERS,
   STATE_KEYS,
   UnnarrowableKeyTemplateError,
+  USAGE_ALERT_EVIDENCE_FOLDER,
 } from '../../lib/stacks/grants.ts';
 import { RUNS_PK } from '../../src/adapters/aws/dynamodb-archive-runs.ts';
 import { USAGE_ALERT_STATE_PREFIX, unknownUsageAlertsPk } from '../../src/adapters/aws/dynamodb-usage-alert-states.ts';
@@ -32,6 +33,7 @@ import { reportArchivePrefix } from '../../src/licenses/report/archive-report.ts
 import { snapshotKey } from '../../src/licenses/report/registry-snapshot.ts';
 import { licenseReportLedgerKey } from '../../src/licenses/report/run-license-report.ts';
 import { INCOMING } from '../../src/licenses/sync/sync-upload.ts';
+import { evidenceKey } from '../../src/usage-alerts/evidence.ts';
 import { seriesKey } from '../../src/usage-alerts/series.ts';
 import { channelsConfig } from './channels-config.ts';
 import { productionConfig, synthPulse } from './synth-pulse.ts';
@@ -100,6 +102,7 @@ describe('archive prefix', () => {
     ['<prefix>/<product>-<kind>/<fileName>', 'its first folder with a placeholder is "<product>-<kind>"'],
     ['<prefix>/digests/<product>/<fileName>', 'its folder "digests" under the prefix belongs to another job'],
     ['<prefix>/license-sync/<product>/<fileName>', 'its folder "license-sync" under the prefix belongs to another job'],
+    ['<prefix>/usage-alerts/<product>/<fileName>', 'its folder "usage-alerts" under the prefix belongs to another job'],
   ])('refuses a keyTemplate the rights cannot be narrowed for: %s', (keyTemplate, why) => {
     const archive = { ...productionConfig().archive!, keyTemplate };
     expect(() => archiveObjectPatterns(archive, ['1'])).toThrow(UnnarrowableKeyTemplateError);
@@ -113,8 +116,11 @@ describe('archive prefix', () => {
       snapshotKey(prefix, '1', '2026-11-23'),
       reportArchivePrefix(prefix, '2026-W47'),
       `${prefix}/${INCOMING}/1/k.csv`,
+      evidenceKey(prefix, '2026-11-27T10:40:00.000Z', '{}'),
     ];
     expect(keys.map((k) => k.split('/')[1])).toEqual([...OTHER_JOBS_FOLDERS]);
+    // The usage alerts' grant is on the folder their evidence keys are built in.
+    expect(keys.at(-1)!.startsWith(`${prefix}/${USAGE_ALERT_EVIDENCE_FOLDER.join('/')}/`)).toBe(true);
     const runKeys = [planKey(prefix, 'r'), manifestKey(prefix, 'r'), coverageKey(prefix, 'r')];
     expect(runKeys.map((k) => k.split('/')[1])).toEqual([...ARCHIVE_RUN_FOLDERS]);
   });

@@ -2,7 +2,8 @@
  * The usage alerts' function in the synthesized stack (lib/stacks/pulse-stack.ts `addUsageAlerts`): present only
  * when `usageAlerts` has rules; hourly at :40 UTC with the hourly mailing jobs' alarms; its template and the chart
  * renderer's files in its bundle; and exactly the rights its adapters use: its ledger items, its series states
- * (get and put only), the suppression list, SES as the sender, the stack's secret. No archive, no key.
+ * (get and put only), the suppression list, SES as the sender, the stack's secret, and in the archive the creation
+ * of its evidence objects only (no read, no other folder) with the bucket key's data keys to encrypt them.
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
@@ -32,7 +33,7 @@ function statements(): Record<string, unknown>[] {
 const leading = (keys: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys } });
 
 describe('usage alerts function', () => {
-  it('runs on Node 24 / arm64 with its template, the chart assets, the table and the secret; no bucket read', () => {
+  it('runs on Node 24 / arm64 with its template, the chart assets, the table, the secret and the archive bucket', () => {
     expect(config.usageAlerts?.rules.map((r) => r.id)).toEqual(['desktop-active-drop', 'new-clients-weekly']);
     const fn = usageAlertsFunction();
     expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 600 });
@@ -41,6 +42,9 @@ describe('usage alerts function', () => {
     expect(env.PULSE_TEMPLATES_DIR).toBe('/var/task/templates');
     expect(env.PULSE_CHART_ASSETS_DIR).toBe('/var/task/chart-assets');
     expect(env.PULSE_STATE_TABLE).toBeDefined();
+    expect(env.PULSE_ARCHIVE_BUCKET).toEqual({
+      Ref: stack.getLogicalId(stack.archiveBucket.node.defaultChild as never),
+    });
     expect(env.PULSE_SERVICE_SECRET_ARN).toBeDefined();
     // Bounces of its emails come back through the stack's configuration set (mail-events).
     expect(env.PULSE_SES_CONFIGURATION_SET).toBeDefined();
@@ -81,7 +85,22 @@ describe('usage alerts function', () => {
     const text = JSON.stringify(all);
     // One secret: the stack's (the config names no channel for its rules).
     expect(text.match(/secretsmanager:GetSecretValue/g)).toHaveLength(1);
-    expect(text).not.toMatch(/"s3:|"kms:|dynamodb:(Scan|Query|BatchWriteItem|\*)|notice-unknown#/);
+    expect(text).not.toMatch(/dynamodb:(Scan|Query|BatchWriteItem|\*)|notice-unknown#/);
+  });
+
+  it('may create objects under its evidence folder of the archive only, and never read one', () => {
+    const all = statements();
+    const s3 = all.filter((s) => JSON.stringify(s.Action).includes('s3:'));
+    const evidence = `${config.archive!.prefix}/usage-alerts/evidence/*`;
+    expect(s3).toEqual([
+      expect.objectContaining({
+        Action: 's3:PutObject',
+        Resource: { 'Fn::Join': ['', [expect.anything(), `/${evidence}`]] },
+      }),
+      expect.objectContaining({ Action: 's3:ListBucket', Condition: { StringLike: { 's3:prefix': evidence } } }),
+    ]);
+    const kms = all.filter((s) => JSON.stringify(s.Action).includes('kms:'));
+    expect(kms.map((s) => s.Action)).toEqual(['kms:GenerateDataKey']);
   });
 
   it('is left out of a stack whose config has no usage rules', () => {

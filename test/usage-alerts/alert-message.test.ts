@@ -27,6 +27,7 @@ import {
 import { EMAIL_ALERTS } from '../../src/usage-alerts/alert-view.ts';
 import { judge, type Point } from '../../src/usage-alerts/conditions.ts';
 import { EVIDENCE_PERIODS, type StateChange } from '../../src/usage-alerts/evaluate.ts';
+import type { EvidenceLocation } from '../../src/usage-alerts/evidence.ts';
 import { shiftPeriod } from '../../src/usage-alerts/periods.ts';
 import { expectSlackWithinLimits, expectTeamsValid, HOSTILE } from '../core/channels/channel-checks.ts';
 import { ARTIFACTS, launchChromium, openEmail } from '../helpers/email-browser.ts';
@@ -195,8 +196,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const email = (items: AlertItem[]) =>
-  usageAlertEmail(items, { from: FROM, to: TO, now: NOW, compiledHtml: templateHtml });
+const email = (items: AlertItem[], evidence?: EvidenceLocation) =>
+  usageAlertEmail(items, { from: FROM, to: TO, now: NOW, evidence, compiledHtml: templateHtml });
+
+const EVIDENCE_KEY = 'pulse/usage-alerts/evidence/2026-11-24/2026-11-24T09-40-00.000Z-0123456789ab.json';
+const EVIDENCE: EvidenceLocation = { key: EVIDENCE_KEY, uri: `s3://pulse-archive-123/${EVIDENCE_KEY}` };
 
 describe('the usage alert view', () => {
   it('puts firing first, the largest move first, then resolved; says the subject like a person would', () => {
@@ -409,6 +413,36 @@ describe('the usage alert email', () => {
   });
 });
 
+describe('the run’s evidence, named by every message', () => {
+  const evidence = EVIDENCE;
+  it('under the email’s footer (HTML and text), in the post’s facts and in the webhook’s data', async () => {
+    const m = await email(sample(), evidence);
+    expect(m.text).toMatch(
+      new RegExp(`\\n--\\n.*\\nEvidence \\(the answers and figures judged\\): ${evidence.uri}\\n$`),
+    );
+    const footer = m.html.indexOf('A rule’s owner can change who gets them');
+    expect(footer).toBeGreaterThan(0);
+    expect(m.html.indexOf(evidence.uri)).toBeGreaterThan(footer);
+    const msg = usageAlertChannelMessage(sample(), { now: NOW, evidence });
+    expect(msg.facts.at(-1)).toEqual({ label: 'Evidence', value: evidence.uri });
+    const hook = JSON.parse(renderChannelRequest('webhook', msg, opts()).body) as { data: { evidence: unknown } };
+    expect(hook.data.evidence).toEqual(evidence);
+    expect(JSON.stringify(renderChannelRequest('slack', msg, opts()).body)).toContain(evidence.uri);
+  });
+  it('is left out of a message given none', async () => {
+    const m = await email(sample());
+    expect(m.text).not.toContain('Evidence (');
+    expect(m.html).not.toContain('class="evidence"');
+    expect(usageAlertChannelMessage(sample(), { now: NOW }).data).not.toHaveProperty('evidence');
+  });
+});
+
+const opts = () => ({
+  eventId: 'msg_usage_evidence',
+  signingSecret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+  now: NOW,
+});
+
 describe('the usage alert channel message', () => {
   const opts = {
     eventId: 'msg_usage_test',
@@ -502,7 +536,7 @@ describe('the usage alert email in Chromium', () => {
   it.each([375, 800])(
     'fits %i px with every chart loaded; hostile text stays text; screenshot saved',
     async (width) => {
-      const m = await email([...sample(), ...hostile()]);
+      const m = await email([...sample(), ...hostile()], EVIDENCE);
       const { page, dialogs } = await openEmail(browser, withImages(m.html, m.attachments ?? []), width);
       const dom = await page.evaluate(() => {
         const { document } = globalThis as unknown as PageGlobals;
@@ -526,6 +560,8 @@ describe('the usage alert email in Chromium', () => {
       expect(dom.text).toContain('<script>alert("product")</script>');
       expect(dom.text).toContain('Judged on data 9 h old: late data may still change it.');
       expect(dom.title).toBe('Usage alerts · Tue 24 Nov 2026');
+      // The evidence's long URI wraps under the footer rather than widening the page.
+      expect(dom.text.replace(/\s+/g, '')).toContain(EVIDENCE.uri);
     },
   );
 

@@ -321,11 +321,17 @@ describe('usage alerts', () => {
     expect(jobMetric(first)).toEqual([{ job: 'usage-alerts', JobFailed: 0 }]);
     for (const product of pulse.peers.emulator.products.slice(0, 2))
       expect(await stateOf(product.productId)).toMatchObject({ firing: true });
+    // Its evidence, kept before the email went out and named in it.
+    const evidence = await keys('pulse/usage-alerts/evidence/');
+    expect(evidence).toHaveLength(1);
+    expect(JSON.parse(await text(evidence[0]!))).toMatchObject({ kind: 'pulse.usage-alerts.evidence' });
+    expect((result as unknown as { outputs: string[] }).outputs).toEqual([`s3://${pulse.peers.bucket}/${evidence[0]}`]);
 
     const after = mailsTo().length;
     const again = await pulse.invoke('usage-alerts', [scheduled]);
     expect(only(again)).toMatchObject({ ok: true, counts: expect.objectContaining({ firing: 0, emails: 0 }) });
     expect(mailsTo()).toHaveLength(after);
+    expect(await keys('pulse/usage-alerts/evidence/')).toEqual(evidence);
   }, 120_000);
 });
 
@@ -490,6 +496,13 @@ describe('IAM: every AWS call the handlers made is allowed by the synthesized st
         by(fn).map((c) => `${c.service} ${c.command}`),
         fn,
       ).toContain('SESv2 SendEmailCommand');
+    // The usage alerts' evidence: one conditional put, judged below with the rest.
+    expect(by('usage-alerts')).toContainEqual(
+      expect.objectContaining({
+        command: 'PutObjectCommand',
+        input: expect.objectContaining({ Key: expect.stringMatching(/^pulse\/usage-alerts\/evidence\//) }),
+      }),
+    );
     // Only what identifies the resource is recorded: never a body, a secret value or a message.
     const recorded = JSON.stringify(pulse.sdkCalls);
     for (const never of ['"Body"', '"SecretString"', '"Content"', '"Entries":[', '"MessageBody"', pulse.realSecret()])
