@@ -17,11 +17,11 @@ interface UsageAlertsEvent {
 // The chart renderer starts on the first run that tells a change, not with the container: most hourly runs tell
 // nothing, and would pay for compiling its wasm for no chart.
 export const handler = async (event: UsageAlertsEvent = {}, context?: LambdaContext): Promise<JobResult> => {
-  const { config, ports } = usageAlertsRuntime(process.env, context);
+  const { config, ports, reportDigests } = usageAlertsRuntime(process.env, context);
   const refused = await refusePlaceholder('usage-alerts', ports);
   if (refused) return refused;
   const ruleIds = event.detail?.ruleIds;
-  const { result } = await runUsageAlerts(config, ports, ruleIds ? { ruleIds } : {});
+  const { result } = await runUsageAlerts(config, ports, { ...(ruleIds ? { ruleIds } : {}), reportDigests });
   ports.logger.info('usage alerts run finished', { ...result.counts, ok: result.ok, errors: result.errors });
   process.stdout.write(await metricLineWithNewFailures(result, ports));
   return result;

@@ -70,6 +70,9 @@ export const MAIL_EVENTS_STATE = [
   },
 ] as const;
 
+/** Every digest's browser copy (src/core/digest-report.ts `browserCopyKey`): what a usage alert links to. */
+export const digestBrowserCopies = (prefix: string): string => `${folderUnder(prefix, 'digests')}*/index.html`;
+
 /** The object-key pattern of everything under `<prefix>/<parts…>/`; the whole bucket for an empty prefix. */
 export function objectsUnder(prefix: string, ...parts: string[]): string {
   return trimPrefix(prefix) === '' && parts.length === 0 ? '*' : `${folderUnder(prefix, ...parts)}*`;

@@ -53,6 +53,7 @@ import { DIGEST_TIMEOUT_SECONDS, FUNCTION_MEMORY_MB } from './function-memory.ts
 import {
   ARCHIVE_RUN_ACTIONS,
   archiveObjectPatterns,
+  digestBrowserCopies,
   LEDGER_ACTIONS,
   MAIL_EVENTS_STATE,
   objectsUnder,
@@ -775,13 +776,25 @@ export class PulseStack extends Stack {
     this.reportingServiceSecret.grantRead(job.fn);
     this.allowState(job.fn, LEDGER_ACTIONS, STATE_KEYS.usageAlerts);
     this.allowState(job.fn, USAGE_ALERT_STATE_ACTIONS, STATE_KEYS.usageAlertStates);
+    // An alert links to its product in the full digest report only where a reader can open it (a public base URL):
+    // then it looks whether that week's report is there (HEAD, the browser copy only), and reads nothing else.
+    const linksReports = config.archive?.publicBaseUrl !== undefined && config.digests.length > 0;
     this.allowObjects(job.fn, {
       grants: [
         { patterns: [objectsUnder(this.#archivePrefix, ...USAGE_ALERT_EVIDENCE_FOLDER)], actions: ['s3:PutObject'] },
+        ...(linksReports ? [{ patterns: [digestBrowserCopies(this.#archivePrefix)], actions: ['s3:GetObject'] }] : []),
       ],
       keyActions: ['kms:GenerateDataKey'],
-      reason: 'Creates objects under the usage alerts’ evidence folder only: one per run that tells a change.',
+      reason: linksReports
+        ? 'Creates objects under the usage alerts’ evidence folder only, and looks up the digests’ browser copies it links to.'
+        : 'Creates objects under the usage alerts’ evidence folder only: one per run that tells a change.',
     });
+    // Only the digests' ids and products: their recipients are not this function's business.
+    if (linksReports)
+      job.fn.addEnvironment(
+        'PULSE_REPORT_DIGESTS',
+        JSON.stringify(config.digests.map((d) => ({ id: d.id, productIds: d.productIds }))),
+      );
     this.allowMail(job.fn, config);
     this.allowChannelSecrets(job.fn, 'usage-alerts');
     return job;

@@ -4,21 +4,16 @@
  * every chart, the raw API responses of the run and the computed figures. Write-once: a later run for the same week
  * (another recipient's send time) finds the objects there and keeps the first record.
  */
-import { checkedKey, folderUnder } from '../core/archive-key.ts';
+import { checkedKey } from '../core/archive-key.ts';
+import { browserCopyKey } from '../core/digest-report.ts';
 import { putOnce } from '../core/put-once.ts';
 import type { ArchiveStore } from '../ports/archive-store.ts';
 import type { PreparedDigest } from './prepare.ts';
 
-export const digestArchivePrefix = (prefix: string, digestId: string, isoWeek: string) =>
-  folderUnder(prefix, 'digests', digestId, isoWeek);
-
-/** The browser copy's key, known before rendering so the email can link to it. */
-export const browserCopyKey = (base: string) => keyIn(base, 'index.html');
-
 /** A chart's key (its cid is its name), so a channel message can link to it. */
 export const chartKey = (base: string, cid: string) => keyIn(base, cid);
 
-/** A key in the digest's folder (`base` from digestArchivePrefix), checked like every archive key. */
+/** A key in the digest's folder (`base` from src/core/digest-report.ts `digestArchivePrefix`), checked like every archive key. */
 const keyIn = (base: string, name: string) => checkedKey(`${base}${name}`);
 
 export async function archiveDigest(store: ArchiveStore, base: string, p: PreparedDigest): Promise<string[]> {

@@ -4,6 +4,7 @@
  */
 
 import { localDateTime, weekLabel } from '../core/calendar.ts';
+import { productAnchor } from '../core/digest-report.ts';
 import {
   type ActivityMetric,
   type DigestFigures,
@@ -76,9 +77,9 @@ function kpis(p: ProductFigures): KpiView[] {
   return out;
 }
 
-/** The section's anchor in the full report: product ids are digits, so the anchor is always a safe fragment. */
+/** The section's anchor in the full report (a product's, shared with the jobs that link to it). */
 export const anchorOf = (p: Pick<ProductFigures, 'productId' | 'isTotal'>): string =>
-  p.isTotal ? 'all-products' : `product-${p.productId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  p.isTotal ? 'all-products' : productAnchor(p.productId);
 
 /** "TypeError: x is undefined — 312 this week (last week 280)". */
 function topException(p: ProductFigures): string | null {

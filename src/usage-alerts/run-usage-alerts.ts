@@ -226,7 +226,7 @@ export async function runUsageAlerts(
   config: PulseConfig,
   ports: UsageAlertPorts &
     TellPorts & { usageAlertStates?: UsageAlertStates | undefined; archive?: ArchiveStore | undefined },
-  opts: Pick<JudgeOptions, 'ruleIds' | 'since'> & Pick<TellOptions, 'unknownDeliveries'> = {},
+  opts: Pick<JudgeOptions, 'ruleIds' | 'since'> & Pick<TellOptions, 'unknownDeliveries' | 'reportDigests'> = {},
 ): Promise<{ result: JobResult<UsageAlertRunCounts>; changes: StateChange[] }> {
   const states = ports.usageAlertStates;
   const judged = await judgeUsageAlerts(config, ports, { ...opts, ...(states ? { states } : {}) });

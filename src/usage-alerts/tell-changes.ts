@@ -37,6 +37,7 @@ import { type AlertItem, usageAlertChannelMessage, usageAlertEmail } from './ale
 import type { StateChange } from './evaluate.ts';
 import type { EvidenceLocation } from './evidence.ts';
 import { dataAgeHours } from './periods.ts';
+import { type ReportDigest, reportLinkKey, reportLinks } from './report-links.ts';
 import { seriesKey } from './series.ts';
 import { changeOf, unknownEntryOf } from './unknown-changes.ts';
 
@@ -46,7 +47,7 @@ export const USAGE_ALERT_KEYS_HEADER = 'X-Pulse-Usage-Alert-Keys';
 /** `usageAlertStates` keeps the changes whose delivery is unknown; without it they are only reported. */
 export type TellPorts = Pick<
   JobPorts,
-  'ledger' | 'mailer' | 'suppressions' | 'logger' | 'clock' | 'channels' | 'usageAlertStates'
+  'ledger' | 'mailer' | 'suppressions' | 'logger' | 'clock' | 'channels' | 'usageAlertStates' | 'archive'
 >;
 
 export interface TellOptions {
@@ -56,6 +57,8 @@ export interface TellOptions {
   ruleIds?: readonly string[] | undefined;
   /** Where the run's evidence is kept: every message names it. */
   evidence?: EvidenceLocation | undefined;
+  /** Which digest's report covers which product, when the config has no `digests` (report-links.ts). */
+  reportDigests?: readonly ReportDigest[] | undefined;
 }
 
 export interface Told {
@@ -120,6 +123,7 @@ export async function tellChanges(
   const now = ports.clock.now();
   const targets = targetsOf(config, changes, now);
   if (opts.unknownDeliveries) await addKept(config, ports, targets, opts.ruleIds, now, told);
+  await linkReports(config, ports, targets, opts.reportDigests);
   for (const target of targets.values()) {
     const kept: Kept = { add: [], drop: [] };
     await tellTarget(config, ports, target, opts, now, told, kept);
@@ -282,6 +286,22 @@ function targetsOf(config: PulseConfig, changes: readonly StateChange[], now: Da
     }
   }
   return targets;
+}
+
+/** Each alert's link to the full digest report, where a reader can open one (report-links.ts). */
+async function linkReports(
+  config: PulseConfig,
+  ports: TellPorts,
+  targets: Map<string, Target>,
+  digests: readonly ReportDigest[] | undefined,
+): Promise<void> {
+  const items = [...targets.values()].flatMap((t) => t.items.map((e) => e.item));
+  const changes = items.map((i) => i.change);
+  const links = await reportLinks(config, ports.archive, changes, ports.logger, digests ?? config.digests);
+  for (const item of items) {
+    const url = links.get(reportLinkKey(item.change));
+    if (url) item.reportUrl = url;
+  }
 }
 
 /** A change as a message shows it (its rule must be in the config). */

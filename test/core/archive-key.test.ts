@@ -12,7 +12,7 @@ import { planKey } from '../../src/archive/plan-store.ts';
 import { unsafeKeyPartReason, unsafeTemplateReason } from '../../src/config/archive-key-parts.ts';
 import { DEFAULT_KEY_TEMPLATE } from '../../src/config/schema.ts';
 import { ArchiveKeyError, checkedKey, folderUnder, keyUnder } from '../../src/core/archive-key.ts';
-import { browserCopyKey, digestArchivePrefix } from '../../src/digest/archive-digest.ts';
+import { browserCopyKey, digestArchivePrefix } from '../../src/core/digest-report.ts';
 
 const RUN = '2026-11-20T12-00-00.000Z';
 const UNSAFE_PREFIXES: [string, RegExp][] = [

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { S3ArchiveStore } from '../../src/adapters/aws/s3-archive-store.ts';
-import { archiveDigest, digestArchivePrefix } from '../../src/digest/archive-digest.ts';
+import { digestArchivePrefix } from '../../src/core/digest-report.ts';
+import { archiveDigest } from '../../src/digest/archive-digest.ts';
 import type { PreparedDigest } from '../../src/digest/prepare.ts';
 import type { ArchiveStore, PutOptions } from '../../src/ports/archive-store.ts';
 import { startTestBucket, type TestBucket } from '../helpers/s3-bucket.ts';

@@ -28,7 +28,7 @@ import {
   usageAlertProblemLedgerKey,
 } from '../../src/core/delivery/ledger-keys.ts';
 import { unknownNoticeKey } from '../../src/core/delivery/unknown-delivery-notice.ts';
-import { digestArchivePrefix } from '../../src/digest/archive-digest.ts';
+import { digestArchivePrefix } from '../../src/core/digest-report.ts';
 import { reportArchivePrefix } from '../../src/licenses/report/archive-report.ts';
 import { snapshotKey } from '../../src/licenses/report/registry-snapshot.ts';
 import { licenseReportLedgerKey } from '../../src/licenses/report/run-license-report.ts';
