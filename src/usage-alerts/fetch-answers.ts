@@ -43,6 +43,8 @@ export async function fetchAnswers(
   concurrency: number,
 ): Promise<Fetched> {
   const fetched: Fetched = { answers: new Map(), failed: new Map(), calls: 0 };
+  // Nothing to ask (every rule up to date): no sign-in either, which would hold one of the user's sessions.
+  if (calls.length === 0) return fetched;
   await client.withSession(async (session) => {
     await forEachWithConcurrency(calls, concurrency, async (call) => {
       try {

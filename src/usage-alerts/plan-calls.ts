@@ -120,10 +120,11 @@ export function planUsageCalls(
         ...(rule.filters ? { globalFilters: rule.filters } : {}),
       };
       const family = `${productId}|dateRange|${unit}|${rule.daysUntilDeclaredLost}|${stableJson(rule.filters ?? {})}`;
-      const totals = want(`${family}|`, productId, 'dateRangeReport', base, range);
+      // The unsegmented report: a whole product's figure, or a share's denominator (a segmented count needs none).
+      const totals = () => want(`${family}|`, productId, 'dateRangeReport', base, range);
       const property = m.kind === 'segmentShare' ? m.property : rule.segment?.property;
       if (property === undefined) {
-        sources.push({ ruleId: rule.id, productId, call: totals.key });
+        sources.push({ ruleId: rule.id, productId, call: totals().key });
         continue;
       }
       const segmented = want(
@@ -137,7 +138,7 @@ export function planUsageCalls(
         ruleId: rule.id,
         productId,
         call: segmented.key,
-        ...(m.kind === 'segmentShare' ? { totals: totals.key } : {}),
+        ...(m.kind === 'segmentShare' ? { totals: totals().key } : {}),
       });
     }
   }

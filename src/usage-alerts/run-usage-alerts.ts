@@ -18,7 +18,7 @@ import { type EvidenceLocation, type SeriesWalk, writeEvidence } from './evidenc
 import { type CallFailure, fetchAnswers } from './fetch-answers.ts';
 import { lastJudgeablePeriod, periodOf, shiftPeriod } from './periods.ts';
 import { type CallPlan, callsOf, planUsageCalls } from './plan-calls.ts';
-import { type Answers, seriesKey, seriesOf } from './series.ts';
+import { type Answers, seriesKey, seriesKeysOf, seriesOf } from './series.ts';
 import { type TellOptions, type TellPorts, TOLD_COUNTS, tellChanges } from './tell-changes.ts';
 import { tellRuleProblems } from './tell-rule-problems.ts';
 
@@ -58,6 +58,8 @@ export type UsageAlertCounts = {
    * file downloaded; engagement: one per period; plan-calls.ts).
    */
   calls: number;
+  /** Rules (among `rules`) whose every series had judged its last settled period: no call made for them. */
+  upToDate: number;
   firing: number;
   resolved: number;
 };
@@ -94,7 +96,7 @@ export async function judgeUsageAlerts(
   const result: JobResult<UsageAlertCounts> = {
     job: 'usage-alerts',
     ok: true,
-    counts: { rules: 0, series: 0, calls: 0, firing: 0, resolved: 0 },
+    counts: { rules: 0, series: 0, calls: 0, upToDate: 0, firing: 0, resolved: 0 },
     outputs: [],
     errors: [],
   };
@@ -120,6 +122,7 @@ export async function judgeUsageAlerts(
   // What the calls must cover per rule: from the first period a new series is judged (`since`) to the last judged
   // (each condition's history before it is added by planUsageCalls).
   const fetched = new Map<string, { first: IsoDate; last: IsoDate }>();
+  const cachedStates = opts.states ? cachedStore(opts.states) : undefined;
   for (const rule of rules) {
     const unit = rule.period.unit;
     const judgeable = lastJudgeablePeriod(now, unit, rule.settleHours);
@@ -132,11 +135,17 @@ export async function judgeUsageAlerts(
       result.ok = false;
       continue;
     }
+    // The live run asks nothing for a rule whose series all judged this period already: run hourly, a daily rule
+    // would otherwise make the same calls 23 times a day for nothing new.
+    if (opts.states && opts.from === undefined && (await upToDate(rule, to, cachedStates))) {
+      result.counts.upToDate++;
+      continue;
+    }
     windows.set(rule.id, { from, to });
     const since = opts.since !== undefined ? minDate(periodOf(opts.since, unit), from) : from;
     fetched.set(rule.id, { first: since, last: to });
   }
-  result.counts.rules = windows.size;
+  result.counts.rules = windows.size + result.counts.upToDate;
   const plan = planUsageCalls(rules, fetched);
   let answers: Map<string, unknown>;
   let failed: Map<string, CallFailure>;
@@ -167,7 +176,7 @@ export async function judgeUsageAlerts(
     for (const series of seriesOf(rule, source, answers as Answers)) {
       result.counts.series++;
       const key = seriesKey(series);
-      const start = opts.states ? await opts.states.get(key) : undefined;
+      const start = cachedStates ? await cachedStates.get(key) : undefined;
       // Periods a run already judged are not judged again: their changes were told (or are being).
       const first = start
         ? maxDate(shiftPeriod(start.lastJudged, rule.period.unit, 1), window.from)
@@ -201,6 +210,36 @@ function selectedRules(
       result.errors.push(`unknown rule ${id}`);
     }
   return rules.filter((r) => ruleIds.includes(r.id));
+}
+
+/** Whether every series of `rule` is known and has judged `last` (a segmented rule's series are not known). */
+async function upToDate(
+  rule: UsageAlertRule,
+  last: IsoDate,
+  states: Pick<UsageAlertStates, 'get'> | undefined,
+): Promise<boolean> {
+  const keys = seriesKeysOf(rule);
+  if (!states || !keys) return false;
+  for (const key of keys) {
+    const state = await states.get(key);
+    if (!state || state.lastJudged < last) return false;
+  }
+  return true;
+}
+
+/** The states read once a run: the up-to-date check and the walk read the same series. */
+function cachedStore(states: Pick<UsageAlertStates, 'get'>): Pick<UsageAlertStates, 'get'> {
+  const read = new Map<string, Promise<SeriesState | undefined>>();
+  return {
+    get: (key) => {
+      let state = read.get(key);
+      if (!state) {
+        state = states.get(key);
+        read.set(key, state);
+      }
+      return state;
+    },
+  };
 }
 
 const minDate = (a: IsoDate, b: IsoDate): IsoDate => (a < b ? a : b);

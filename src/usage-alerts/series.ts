@@ -121,6 +121,17 @@ function exceptionPoints(rule: UsageAlertRule, days: ExceptionDays | undefined):
   return points;
 }
 
+/**
+ * The keys of a rule's series, when they are known before its figures: one per product (a share's named by its
+ * value), as seriesOf makes them. A segmented rule's values come with the answers: undefined.
+ */
+export function seriesKeysOf(rule: UsageAlertRule): string[] | undefined {
+  if (rule.segment) return undefined;
+  const m = rule.metric;
+  const segment = m.kind === 'segmentShare' ? m.value : null;
+  return rule.productIds.map((productId) => seriesKey({ ruleId: rule.id, productId, segment }));
+}
+
 /** What names a series' state and its ledger keys: rule, product and segment (`-` for none), percent-encoded. */
 export const seriesKey = (s: { ruleId: string; productId: string; segment: string | null }): string =>
   `${s.ruleId}#${s.productId}#${s.segment === null ? '-' : encodeURIComponent(s.segment)}`;

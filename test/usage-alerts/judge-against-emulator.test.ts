@@ -77,6 +77,7 @@ const portsAt = (at: string) => ({
   logger,
 });
 const reportCalls = () => seen.filter((x) => x.operationId === 'dateRangeReport' || x.operationId === 'basicTimeline');
+const signIns = () => seen.filter((x) => x.operationId === 'signIn').length;
 
 describe('usage rules against the emulator', () => {
   it('share report calls: one per product and metric family, answered once each', async () => {
@@ -92,6 +93,35 @@ describe('usage rules against the emulator', () => {
     expect(result.counts.series).toBeGreaterThanOrEqual(4 * products + 3);
     // Judged 24 h after a period ended: on the 20th at noon the 18th is the last complete day.
     expect(windows.get('active-change')).toEqual({ from: addDays(TEST_TODAY, -4), to: addDays(TEST_TODAY, -2) });
+  });
+
+  it('a live run asks nothing for rules whose series judged their last settled period; a segmented rule is asked', async () => {
+    const kept = new Map<string, SeriesState>();
+    const states: UsageAlertStates = { get: async (k) => kept.get(k), put: async (k, v) => void kept.set(k, v) };
+    const live = async (at: string) => {
+      seen.length = 0;
+      const judged = await judgeUsageAlerts(config, portsAt(at), { states });
+      for (const [k, v] of judged.states) await states.put(k, v);
+      return { ...judged.result.counts, asked: reportCalls().length, signIns: signIns() };
+    };
+    const noon = `${TEST_TODAY}T12:00:00.000Z`;
+    const first = await live(noon);
+    expect(first).toMatchObject({ rules: 5, upToDate: 0, asked: first.calls });
+    // An hour later nothing new has settled: only the versions rule (its values come with the answer) is asked.
+    const later = await live(`${TEST_TODAY}T13:00:00.000Z`);
+    expect(later).toMatchObject({ rules: 5, upToDate: 4, calls: 1, asked: 1, firing: 0, resolved: 0 });
+    // A day on, a day has settled: every daily rule is asked again (the weekly one waits for its week).
+    const nextDay = await live(`${addDays(TEST_TODAY, 1)}T12:00:00.000Z`);
+    expect(nextDay.upToDate).toBeLessThan(4);
+    expect(nextDay.asked).toBeGreaterThan(1);
+    // With only up-to-date rules, the run does not even sign in.
+    seen.length = 0;
+    const quiet = await judgeUsageAlerts(config, portsAt(`${addDays(TEST_TODAY, 1)}T13:00:00.000Z`), {
+      states,
+      ruleIds: ['active-change', 'lost-floor'],
+    });
+    expect(quiet.result.counts).toMatchObject({ rules: 2, upToDate: 2, calls: 0 });
+    expect(seen).toEqual([]);
   });
 
   it('a rule whose call the service refuses goes unjudged, named with why; the other rules are judged', async () => {
