@@ -132,7 +132,8 @@ function print(
         ? ''
         : ' would be told';
     io.stdout.write(
-      `usage-alerts: ${result.ok ? 'ok' : 'NOT ok'} (${c.rules} rules, ${c.series} series, ${c.calls} report calls: ` +
+      `usage-alerts: ${result.ok ? 'ok' : 'NOT ok'} (${c.rules} rules${c.upToDate ? `, ${c.upToDate} up to date` : ''}, ` +
+        `${c.series} series, ${c.calls} report calls: ` +
         `${c.firing} firing, ${c.resolved} resolved${said})\n`,
     );
     for (const change of changes) io.stdout.write(`  ${changeLine(change)}\n`);

@@ -81,6 +81,9 @@ describe('pulse usage-alerts --local', () => {
     expect(again.changes).toEqual([]);
     expect(again.counts).toMatchObject({ emails: 0, posts: 0 });
     expect(again.outputs).toEqual([]);
+    // Nothing settled since: the rules are up to date, and nothing is asked.
+    expect(again.counts).toMatchObject({ rules: 2, upToDate: 2, series: 0, calls: 0 });
+    expect((await run()).stdout).toMatch(/^usage-alerts: ok \(2 rules, 2 up to date, 0 series, 0 report calls: /);
     expect(jsonResult((await run('--dry-run', '--json')).stdout).changes).toEqual([]);
     // The run that told kept its evidence; recomputed from the local S3 by its s3:// URI, it finds what was told.
     if (told.changes.length === 0) return;
