@@ -16,12 +16,10 @@
  */
 import type { ChannelConfig } from '../config/channels-schema.ts';
 import type { PulseConfig } from '../config/schema.ts';
-import type { UsageAlertRule } from '../config/usage-alerts-schema.ts';
-import { channelAddress, channelLabel } from '../core/channels/channel-targets.ts';
+import { channelLabel } from '../core/channels/channel-targets.ts';
 import { channelSend } from '../core/channels/deliver-to-channel.ts';
 import {
   claimKey,
-  confirmUnknown,
   type Delivery,
   type Send,
   sendClaimed,
@@ -29,79 +27,28 @@ import {
   suppressionOf,
 } from '../core/delivery/deliver-once.ts';
 import { deliveredOrUnderWay } from '../core/delivery/delivery-tally.ts';
-import { usageAlertLedgerKey } from '../core/delivery/ledger-keys.ts';
-import type { JobPorts } from '../ports/job-ports.ts';
 import type { MailMessage } from '../ports/mailer.ts';
 import { NotSentError } from '../ports/not-sent.ts';
 import { type AlertItem, usageAlertChannelMessage, usageAlertEmail } from './alert-message.ts';
+import {
+  type Entry,
+  labelOf,
+  linkReports,
+  type Target,
+  type TellOptions,
+  type TellPorts,
+  type Told,
+  targetsOf,
+} from './alert-targets.ts';
 import type { StateChange } from './evaluate.ts';
 import type { EvidenceLocation } from './evidence.ts';
-import { dataAgeHours } from './periods.ts';
-import { type ReportDigest, reportLinkKey, reportLinks } from './report-links.ts';
 import { seriesKey } from './series.ts';
-import { changeOf, unknownEntryOf } from './unknown-changes.ts';
+import { addKept, confirm, type Kept, updateKept } from './unknown-changes.ts';
+
+export { type TellOptions, type TellPorts, TOLD_COUNTS, type Told } from './alert-targets.ts';
 
 /** The header listing the ledger keys an email tells, space-separated (no key holds one: a segment is percent-encoded). */
 export const USAGE_ALERT_KEYS_HEADER = 'X-Pulse-Usage-Alert-Keys';
-
-/** `usageAlertStates` keeps the changes whose delivery is unknown; without it they are only reported. */
-export type TellPorts = Pick<
-  JobPorts,
-  'ledger' | 'mailer' | 'suppressions' | 'logger' | 'clock' | 'channels' | 'usageAlertStates' | 'archive'
->;
-
-export interface TellOptions {
-  /** What a person decided about the changes whose delivery is unknown, after checking the mail log or channel. */
-  unknownDeliveries?: 'resend' | 'confirm' | undefined;
-  /** Only these rules' unknown changes (`--rule`). */
-  ruleIds?: readonly string[] | undefined;
-  /** Where the run's evidence is kept: every message names it. */
-  evidence?: EvidenceLocation | undefined;
-  /** Which digest's report covers which product, when the config has no `digests` (report-links.ts). */
-  reportDigests?: readonly ReportDigest[] | undefined;
-}
-
-export interface Told {
-  /** Emails and channel posts sent now. */
-  emails: number;
-  posts: number;
-  /** Changes a recipient already had (a rerun). */
-  alreadyTold: number;
-  /** Deliveries that failed (released: the next run tries again), were suppressed, or are unknown. */
-  failed: number;
-  unknown: number;
-  /** Changes whose delivery was unknown, sent again (`resend`) or recorded as delivered (`confirm`). */
-  resent: number;
-  confirmed: number;
-  errors: string[];
-  /** Series with a change some recipient has not got: their state is not written. */
-  untold: Set<string>;
-}
-
-/** The counts a run reports of its telling. */
-export const TOLD_COUNTS = ['emails', 'posts', 'alreadyTold', 'failed', 'unknown', 'resent', 'confirmed'] as const;
-
-interface Target {
-  /** A lower-case address, or `channel:<id>`. */
-  recipient: string;
-  email?: { address: string; name?: string };
-  channel?: ChannelConfig;
-  items: Entry[];
-}
-
-interface Entry {
-  key: string;
-  item: AlertItem;
-  /** A change kept because its delivery was unknown (loaded for a person's decision), not one judged now. */
-  kept?: true;
-}
-
-/** What a target's run changes in its kept unknown changes. */
-interface Kept {
-  add: Entry[];
-  /** Kept keys now settled: sent again, found sent, or confirmed. */
-  drop: string[];
-}
 
 export async function tellChanges(
   config: PulseConfig,
@@ -191,72 +138,6 @@ async function tellTarget(
     kept.add.push(...claimed.filter((c) => !c.kept));
 }
 
-/** `--confirm-unknown`: the person saw it arrive; recorded as sent, nothing sent. */
-async function confirm(ports: TellPorts, target: Target, entry: Entry, told: Told, kept: Kept): Promise<void> {
-  try {
-    const now = await confirmUnknown(ports, entry.key);
-    if (now === 'inProgressElsewhere') return;
-    told[now === 'confirmed' ? 'confirmed' : 'alreadyTold']++;
-    kept.drop.push(entry.key);
-  } catch (e) {
-    told.failed++;
-    told.errors.push(`usage alert to ${labelOf(target)}: ${entry.key} not confirmed: ${describe(e)}`);
-  }
-}
-
-/**
- * The kept unknown changes of every recipient of the selected rules, added to its target (created when the run
- * judged nothing new for it). A kept change whose rule is gone from the config, or no longer names the recipient,
- * stays kept and unsent.
- */
-async function addKept(
-  config: PulseConfig,
-  ports: TellPorts,
-  targets: Map<string, Target>,
-  ruleIds: readonly string[] | undefined,
-  now: Date,
-  told: Told,
-): Promise<void> {
-  const store = ports.usageAlertStates;
-  if (!store) return;
-  const rules = (config.usageAlerts?.rules ?? []).filter((r) => ruleIds === undefined || ruleIds.includes(r.id));
-  const recipients = new Map(rules.flatMap((r) => recipientsOf(config, r)).map((t) => [t.recipient, t]));
-  for (const [recipient, base] of recipients) {
-    let entries: Awaited<ReturnType<typeof store.unknownOf>>;
-    try {
-      entries = await store.unknownOf(recipient);
-    } catch (e) {
-      told.errors.push(`usage alerts to ${labelOf(base)}: the unknown deliveries were not read: ${describe(e)}`);
-      continue;
-    }
-    for (const entry of entries) {
-      const change = changeOf(entry);
-      const rule = rules.find((r) => r.id === change?.ruleId);
-      if (!change || !rule || !recipientsOf(config, rule).some((t) => t.recipient === recipient)) continue;
-      const target = targets.get(recipient) ?? { ...base, items: [] };
-      targets.set(recipient, target);
-      const known = target.items.find((i) => i.key === entry.key);
-      if (known) known.kept = true;
-      else target.items.push({ key: entry.key, item: itemOf(config, change, now), kept: true });
-    }
-  }
-}
-
-/** Keeps the target's changes left unknown now and drops those settled; a failure is reported, nothing lost. */
-async function updateKept(ports: TellPorts, target: Target, kept: Kept, told: Told): Promise<void> {
-  const store = ports.usageAlertStates;
-  if (!store || (kept.add.length === 0 && kept.drop.length === 0)) return;
-  try {
-    const add = kept.add.map((e) => unknownEntryOf(e.key, e.item.change));
-    await store.updateUnknown(target.recipient, add, kept.drop);
-  } catch (e) {
-    told.errors.push(
-      `usage alerts to ${labelOf(target)}: the changes whose delivery is unknown were not kept for ` +
-        `--resend-unknown (${kept.add.length} to add, ${kept.drop.length} to drop): ${describe(e)}`,
-    );
-  }
-}
-
 /**
  * The email of a recipient's changes, naming its delivery (the first key) and, in USAGE_ALERT_KEYS_HEADER, every
  * change it tells: what a bounce or a check of the outbox matches against the ledger.
@@ -271,61 +152,6 @@ async function emailOf(
 ): Promise<MailMessage> {
   const email = await usageAlertEmail(items, { from: config.mail.from, to: target.email!, now, evidence });
   return { ...email, headers: { ...email.headers, [USAGE_ALERT_KEYS_HEADER]: keys.join(' ') }, delivery: keys[0]! };
-}
-
-/** Every recipient of every change, each with its changes in the run's order. */
-function targetsOf(config: PulseConfig, changes: readonly StateChange[], now: Date): Map<string, Target> {
-  const targets = new Map<string, Target>();
-  for (const change of changes) {
-    const item = itemOf(config, change, now);
-    for (const target of recipientsOf(config, item.rule)) {
-      const known = targets.get(target.recipient) ?? { ...target, items: [] };
-      const state = change.repeat ? 'firing-again' : change.state;
-      known.items.push({ key: usageAlertLedgerKey(seriesKey(change), change.period, state, target.recipient), item });
-      targets.set(target.recipient, known);
-    }
-  }
-  return targets;
-}
-
-/** Each alert's link to the full digest report, where a reader can open one (report-links.ts). */
-async function linkReports(
-  config: PulseConfig,
-  ports: TellPorts,
-  targets: Map<string, Target>,
-  digests: readonly ReportDigest[] | undefined,
-): Promise<void> {
-  const items = [...targets.values()].flatMap((t) => t.items.map((e) => e.item));
-  const changes = items.map((i) => i.change);
-  const links = await reportLinks(config, ports.archive, changes, ports.logger, digests ?? config.digests);
-  for (const item of items) {
-    const url = links.get(reportLinkKey(item.change));
-    if (url) item.reportUrl = url;
-  }
-}
-
-/** A change as a message shows it (its rule must be in the config). */
-function itemOf(config: PulseConfig, change: StateChange, now: Date): AlertItem {
-  const rule = config.usageAlerts!.rules.find((r) => r.id === change.ruleId)!;
-  const product = config.products.find((p) => p.id === change.productId);
-  return {
-    change,
-    rule,
-    productName: product?.name ?? change.productId,
-    dataAgeHours: dataAgeHours(change.period, rule.period.unit, now),
-  };
-}
-
-function recipientsOf(config: PulseConfig, rule: UsageAlertRule): Omit<Target, 'items'>[] {
-  return [
-    ...rule.recipients.map((r) => ({
-      recipient: r.address.toLowerCase(),
-      email: r.name ? { address: r.address, name: r.name } : { address: r.address },
-    })),
-    ...config.channels
-      .filter((c) => rule.channels.includes(c.id))
-      .map((channel) => ({ recipient: channelAddress(channel.id), channel })),
-  ];
 }
 
 function postOf(
@@ -362,8 +188,3 @@ function note(told: Told, target: Target, entries: readonly Entry[], delivery: D
   if (delivery.outcome === 'failed' || (unknown && webhook))
     for (const { item, kept } of entries) if (!kept) told.untold.add(seriesKey(item.change));
 }
-
-const labelOf = (target: Omit<Target, 'items'>): string =>
-  target.channel ? channelLabel(target.channel) : target.recipient;
-
-const describe = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
