@@ -11,8 +11,8 @@
  * its claims left unknown are taken over by any run, and a post that may not have arrived leaves its series untold,
  * so the next run posts it again under the same id.
  *
- * A change whose claim failed holds back its series' later changes to that recipient (they follow it next run): a
- * `resolved` without the `firing` it ends would be the first thing the reader hears.
+ * A change whose claim failed, or that another live run is telling, holds back its series' later changes to that
+ * recipient (they follow it): a `resolved` without the `firing` it ends would be the first thing the reader hears.
  */
 import type { ChannelConfig } from '../config/channels-schema.ts';
 import type { PulseConfig } from '../config/schema.ts';
@@ -111,6 +111,12 @@ async function tellTarget(
     } else {
       note(told, target, [entry], claim);
       if (claim.outcome === 'failed') waiting.add(series);
+      // Another live run is telling it (and its series' later changes, after it): that run writes the state once it
+      // has told; if its send fails, this run's state must not stand in for it, so the next run judges it again.
+      if (claim.outcome === 'inProgressElsewhere') {
+        waiting.add(series);
+        if (!entry.kept) told.untold.add(series);
+      }
       // Met unknown (its run died before it could keep it): kept now, for a person's decision.
       if (claim.outcome === 'unknown' && !entry.kept) kept.add.push(entry);
     }

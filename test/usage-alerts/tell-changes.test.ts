@@ -2,8 +2,9 @@
  * Telling usage alert changes (src/usage-alerts/tell-changes.ts) over the real local peers (dynalite ledger, SMTP
  * sink, channel sink on 127.0.0.1): each email lists the ledger keys it tells in X-Pulse-Usage-Alert-Keys; a change
  * whose claim failed holds back its series' later changes to that recipient, so a `resolved` never reaches anyone
- * before its `firing` (the ledger's failure is injected: dynalite cannot be told to fail one claim); and a webhook
- * takes over a claim left unknown by a run that died, posting the change at least once under the same event id.
+ * before its `firing` (the ledger's failure is injected: dynalite cannot be told to fail one claim), nor does a
+ * change another live run is telling; and a webhook takes over a claim left unknown by a run that died, posting the
+ * change at least once under the same event id.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DynamoDbLedger, dynamoDocumentClientFor } from '../../src/adapters/aws/dynamodb-ledger.ts';
@@ -132,4 +133,28 @@ it('a webhook claim a dead run left unknown is taken over and posted under the s
   expect(posts.map((p) => p.headers['webhook-id'])).toEqual([channelEventId(webhook)]);
   expect((await local.peers.ledger.get(webhook))?.state).toBe('done');
   expect((await local.peers.ledger.get(emailKey))?.state).toBe('unknown');
+}, 60_000);
+
+it("another live run telling a change: this run holds its series' later changes back and leaves the state to it", async () => {
+  const firing = change('2026-11-25', 'firing', 450);
+  const resolved = change('2026-11-26', 'resolved', 600);
+  // Two invocations at once, each with the functions' 15-minute lease: the other one has claimed ops's firing.
+  const ledgerOf = () =>
+    new DynamoDbLedger({
+      client: dynamoDocumentClientFor({ endpoint: local.peers.dynamodbEndpoint }),
+      tableName: local.peers.tableName,
+    });
+  const other = ledgerOf();
+  const opsFiring = key('2026-11-25', 'firing', 'ops@example.com');
+  expect((await other.claim(opsFiring)).outcome).toBe('claimed');
+
+  const seen = (await local.mails()).length;
+  const told = await tellChanges(config, ports(ledgerOf()), [firing, resolved]);
+  // Not counted as a failure: the other run is telling it. Its series' state is the other run's to write.
+  expect(told).toMatchObject({ failed: 0, unknown: 0 });
+  expect([...told.untold]).toEqual([series()]);
+  const mails = await usageMails(seen);
+  expect(mails.map((m) => m.to)).toEqual(['cto@example.com']);
+  // ops's resolved was not claimed: the run holding the firing tells both, in that order.
+  expect(await local.peers.ledger.get(key('2026-11-26', 'resolved', 'ops@example.com'))).toBeUndefined();
 }, 60_000);
