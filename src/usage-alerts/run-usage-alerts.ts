@@ -245,15 +245,8 @@ function cachedStore(states: Pick<UsageAlertStates, 'get'>): Pick<UsageAlertStat
 const minDate = (a: IsoDate, b: IsoDate): IsoDate => (a < b ? a : b);
 const maxDate = (a: IsoDate, b: IsoDate): IsoDate => (a > b ? a : b);
 
-export type UsageAlertRunCounts = UsageAlertCounts & {
-  emails: number;
-  posts: number;
-  alreadyTold: number;
-  failed: number;
-  unknown: number;
-  resent: number;
-  confirmed: number;
-};
+/** The judgement's counts and the telling's (tell-changes.ts `TOLD_COUNTS`). */
+export type UsageAlertRunCounts = UsageAlertCounts & Record<(typeof TOLD_COUNTS)[number], number>;
 
 /**
  * The live run: judges each series from its stored state, keeps the run's evidence in the archive (evidence.ts),
